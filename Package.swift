@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "wots",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "WotsCore", swiftSettings: swiftSettings),
+        .target(name: "WotsCrypto", dependencies: ["COpenSSL", "WotsCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "WotsStorage",
+            dependencies: ["WotsCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WotsStorageSQLite",
+            dependencies: [
+                "WotsStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Migrations")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WotsStoragePostgres",
+            dependencies: [
+                "WotsStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Migrations")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WotsTesting",
+            dependencies: ["WotsCore", "WotsCrypto", "WotsStorage"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "WotsCoreTests", dependencies: ["WotsCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WotsCryptoTests",
+            dependencies: ["WotsCrypto", "WotsCore", "WotsTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WotsStorageTests",
+            dependencies: [
+                "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore", "WotsTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The JSON form used by the relay API: header fields by name, binary fields in standard base64.
+extension Envelope: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case version, id, sender, senderFingerprint, recipient, recipientFingerprint, sentAt
+        case wrappedKey, nonce, ciphertext, signature
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(UInt8.self, forKey: .version)
+        guard version == EnvelopeHeader.currentVersion else {
+            throw DomainError(.unsupportedVersion, "envelope version \(version) is not supported (only 1)")
+        }
+        let header = EnvelopeHeader(
+            version: version,
+            messageID: try container.decode(UUID.self, forKey: .id),
+            sender: try container.decode(Token.self, forKey: .sender),
+            senderFingerprint: try container.decode(Fingerprint.self, forKey: .senderFingerprint),
+            recipient: try container.decode(Token.self, forKey: .recipient),
+            recipientFingerprint: try container.decode(Fingerprint.self, forKey: .recipientFingerprint),
+            sentAtMilliseconds: try container.decode(UInt64.self, forKey: .sentAt)
+        )
+        let nonce = try container.decodeBase64(forKey: .nonce)
+        guard nonce.count == Self.nonceSize else {
+            throw DomainError(.malformedEnvelope, "envelope nonce is \(nonce.count) bytes (must be 12)")
+        }
+        let wrappedKey = try container.decodeBase64(forKey: .wrappedKey)
+        let signature = try container.decodeBase64(forKey: .signature)
+        guard wrappedKey.count <= UInt16.max, signature.count <= UInt16.max else {
+            throw DomainError(.malformedEnvelope, "envelope wrapped key or signature is longer than 65,535 bytes")
+        }
+        self.init(
+            header: header,
+            wrappedKey: wrappedKey,
+            nonce: nonce,
+            ciphertext: try container.decodeBase64(forKey: .ciphertext),
+            signature: signature
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.header.version, forKey: .version)
+        try container.encode(self.header.messageID, forKey: .id)
+        try container.encode(self.header.sender, forKey: .sender)
+        try container.encode(self.header.senderFingerprint, forKey: .senderFingerprint)
+        try container.encode(self.header.recipient, forKey: .recipient)
+        try container.encode(self.header.recipientFingerprint, forKey: .recipientFingerprint)
+        try container.encode(self.header.sentAtMilliseconds, forKey: .sentAt)
+        try container.encodeBase64(self.wrappedKey, forKey: .wrappedKey)
+        try container.encodeBase64(self.nonce, forKey: .nonce)
+        try container.encodeBase64(self.ciphertext, forKey: .ciphertext)
+        try container.encodeBase64(self.signature, forKey: .signature)
+    }
+}

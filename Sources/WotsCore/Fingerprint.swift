@@ -1,0 +1,45 @@
+/// SHA-256 over both public keys' SPKI DER (signing first): 32 bytes, shown as 16 groups of 4 hex digits.
+///
+/// Computed by `WotsCrypto`; this type only holds and spells the digest.
+public struct Fingerprint: Sendable, Hashable, Codable, CustomStringConvertible {
+    public static let byteCount = 32
+
+    public let bytes: [UInt8]
+
+    /// - Throws: `DomainError.invalidFingerprint` unless there are exactly 32 bytes.
+    public init(bytes: [UInt8]) throws {
+        guard bytes.count == Self.byteCount else {
+            throw DomainError(.invalidFingerprint, "a fingerprint is 32 bytes, got \(bytes.count)")
+        }
+        self.bytes = bytes
+    }
+
+    /// Parses 64 hex digits, with or without the spaces of the grouped spelling.
+    public init(hex: String) throws {
+        let compact = hex.filter { $0 != " " }
+        guard let bytes = Hex.decode(compact), bytes.count == Self.byteCount else {
+            throw DomainError(.invalidFingerprint, "fingerprint \"\(hex.prefix(80))\" is not 64 hex digits")
+        }
+        self.bytes = bytes
+    }
+
+    /// 64 lowercase hex digits without spaces, the wire spelling.
+    public var hex: String { Hex.encode(self.bytes) }
+
+    /// 16 groups of 4 hex digits separated by spaces, the spelling people compare.
+    public var grouped: String {
+        let hex = Array(self.hex)
+        return stride(from: 0, to: hex.count, by: 4).map { String(hex[$0..<$0 + 4]) }.joined(separator: " ")
+    }
+
+    public var description: String { self.grouped }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(hex: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.hex)
+    }
+}

@@ -1,0 +1,29 @@
+public import Foundation
+public import WotsCore
+
+/// What relay authentication keeps, shared by every relay process on one database so they agree.
+public protocol AuthenticationRepository: Sendable {
+    /// The relay's id: `candidate` is stored if none exists yet; the stored one is returned either way.
+    func relayID(storingIfAbsent candidate: [UInt8]) async throws -> [UInt8]
+
+    /// Remembers a challenge nonce until it expires.
+    func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws
+
+    /// Removes a challenge and says whether it existed and had not expired at `now`. A nonce is consumed at most
+    /// once, even by several relay processes racing for it.
+    func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool
+
+    /// Remembers a session by the hash of its bearer secret (the secret itself is never stored).
+    func storeSession(hash: [UInt8], token: Token, expiresAt: Date) async throws
+
+    /// The token of an unexpired session with this hash, nil otherwise.
+    func session(hash: [UInt8], now: Date) async throws -> Token?
+
+    /// Ends every session of an account (account deletion, key rotation).
+    func deleteSessions(of token: Token) async throws
+
+    /// Removes expired challenges and sessions.
+    /// - Returns: how many rows were removed.
+    @discardableResult
+    func sweepExpired(now: Date) async throws -> Int
+}

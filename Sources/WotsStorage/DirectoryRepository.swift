@@ -1,0 +1,46 @@
+public import WotsCore
+
+/// The public directory: who is registered under which nickname with which keys.
+public protocol DirectoryRepository: Sendable {
+    /// Adds an entry.
+    /// - Throws: `StorageError.nicknameTaken` when the nickname (ignoring case) is in use or tombstoned,
+    ///   `.tokenTaken` when the token is in use or tombstoned.
+    func create(_ entry: DirectoryEntry) async throws
+
+    /// Removes an entry that `create` just added, leaving no tombstone. Only the save coordinator calls this,
+    /// to undo half of a registration whose other half failed. Does nothing when there is no such entry.
+    func undoCreate(token: Token) async throws
+
+    /// The live entry with this nickname, nil when there is none (or only a tombstone).
+    func entry(nickname: Nickname) async throws -> DirectoryEntry?
+
+    /// The live entry with this token, nil when there is none (or only a tombstone).
+    func entry(token: Token) async throws -> DirectoryEntry?
+
+    /// Up to `limit` live entries ordered by nickname, starting after `cursor` (keyset pagination: any page costs
+    /// what the first one costs). `next` is nil on the last page.
+    func page(limit: PageLimit, after cursor: Cursor?) async throws -> Page<DirectoryEntry>
+
+    /// Replaces an account's public keys and fingerprint.
+    /// - Returns: the updated entry.
+    /// - Throws: `StorageError.notFound` when the token has no live entry.
+    func rotateKeys(token: Token, publicKeys: PublicKeys, fingerprint: Fingerprint) async throws -> DirectoryEntry
+
+    /// Deletes an account's entry, leaving a tombstone so its nickname and token are never bound to new keys.
+    /// - Throws: `StorageError.notFound` when the token has no live entry.
+    func delete(token: Token) async throws
+
+    /// How many live entries there are.
+    func count() async throws -> Int
+}
+
+extension DirectoryRepository {
+    /// `page(limit:after:)` with a limit that is checked first.
+    /// - Throws: `StorageError.invalidArgument` naming the range 1–100 when `limit` is outside it.
+    public func page(limit: Int, after cursor: Cursor?) async throws -> Page<DirectoryEntry> {
+        guard let checked = try? PageLimit(limit) else {
+            throw StorageError(.invalidArgument, "limit \(limit) is out of range (1–\(PageLimit.maximum))")
+        }
+        return try await self.page(limit: checked, after: cursor)
+    }
+}

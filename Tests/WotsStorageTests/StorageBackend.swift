@@ -1,0 +1,21 @@
+import Foundation
+import WotsStorage
+
+/// One set of repositories sharing one database, as the contract suite sees it.
+struct StorageBackend: Sendable {
+    var directory: any DirectoryRepository
+    var privateRecords: any PrivateRecordRepository
+    var mailboxes: any MailboxRepository
+    var authentication: any AuthenticationRepository
+    /// Stops clients and removes whatever the backend created (temp files, the test database).
+    var tearDown: @Sendable () async throws -> Void
+}
+
+/// The backends every contract test runs against. Each `make()` returns fresh, empty repositories.
+enum StorageBackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inMemory
+    case sqlite
+    case postgres
+
+    var testDescription: String { self.rawValue }
+}
