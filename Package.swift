@@ -11,6 +11,14 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "wots",
     platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WotsCore", targets: ["WotsCore"]),
+        .library(name: "WotsCrypto", targets: ["WotsCrypto"]),
+        .library(name: "WotsStorage", targets: ["WotsStorage"]),
+        .library(name: "WotsStorageSQLite", targets: ["WotsStorageSQLite"]),
+        .library(name: "WotsStoragePostgres", targets: ["WotsStoragePostgres"]),
+        .library(name: "WotsTesting", targets: ["WotsTesting"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
