@@ -67,6 +67,47 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "WotsRelay",
+            dependencies: [
+                "WotsCore", "WotsCrypto", "WotsStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "wots-relay",
+            dependencies: [
+                "WotsRelay", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WotsClient",
+            dependencies: [
+                "WotsCore", "WotsCrypto", "WotsStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "wots",
+            dependencies: [
+                "WotsClient", "WotsCore", "WotsCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "WotsCoreTests", dependencies: ["WotsCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WotsCryptoTests",
@@ -80,6 +121,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WotsRelayTests",
+            dependencies: [
+                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WotsClientTests",
+            dependencies: ["WotsClient", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,42 @@
+public import Foundation
+
+/// `POST /v1/auth/challenge` answer: a single-use nonce to sign, this relay's id, and when the nonce expires.
+public struct ChallengeResponse: Sendable, Hashable, Codable {
+    /// Standard base64.
+    public var nonce: String
+    /// Standard base64 of the relay's random id, signed along with the nonce.
+    public var relayID: String
+    public var expiresAt: Date
+
+    public init(nonce: String, relayID: String, expiresAt: Date) {
+        self.nonce = nonce
+        self.relayID = relayID
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/auth/session` body: the signed challenge.
+public struct SessionRequest: Sendable, Hashable, Codable {
+    public var token: Token
+    /// The nonce exactly as the challenge gave it (base64).
+    public var nonce: String
+    /// RSA-PSS signature (base64) over the authentication bytes of SECURITY.md.
+    public var signature: String
+
+    public init(token: Token, nonce: String, signature: String) {
+        self.token = token
+        self.nonce = nonce
+        self.signature = signature
+    }
+}
+
+/// `POST /v1/auth/session` answer: a bearer session for `Authorization: Bearer …`.
+public struct SessionResponse: Sendable, Hashable, Codable {
+    public var session: String
+    public var expiresAt: Date
+
+    public init(session: String, expiresAt: Date) {
+        self.session = session
+        self.expiresAt = expiresAt
+    }
+}

@@ -1,0 +1,116 @@
+public import Foundation
+public import WotsCore
+
+extension Envelope {
+    /// Encrypts `plaintext` for one recipient and signs the result with the sender's signing key.
+    ///
+    /// A fresh AES-256-GCM key and 12-byte nonce per message; the plaintext is padded to a multiple of 256 bytes;
+    /// the header is the GCM associated data; the content key is wrapped with RSA-OAEP (SHA-256, MGF1-SHA-256)
+    /// for the recipient's encryption key; RSA-PSS (SHA-256, MGF1-SHA-256, salt 32) signs `signedBytes`.
+    /// - Parameters:
+    ///   - messageID: random by default; the relay deduplicates by (sender, id), clients by id.
+    ///   - sentAt: the sender's clock, stored in milliseconds. Default now.
+    ///   - sender: the sender's token, written in the header.
+    ///   - identity: the sender's private keys.
+    ///   - recipient: the recipient's token.
+    ///   - recipientKeys: the recipient's public keys as the directory published them (and the user verified).
+    /// - Throws: `CryptoError.invalidKey` for unusable recipient keys, `.library` if OpenSSL fails.
+    public static func seal(
+        plaintext: [UInt8],
+        messageID: UUID = UUID(),
+        sentAt: Date = Date(),
+        from sender: Token,
+        identity: IdentityKeys,
+        to recipient: Token,
+        recipientKeys: PublicKeys
+    ) throws -> Envelope {
+        let recipientParsed = try ParsedPublicKeys.parse(recipientKeys)
+        let milliseconds = max(0, (sentAt.timeIntervalSince1970 * 1000).rounded(.down))
+        let header = EnvelopeHeader(
+            messageID: messageID,
+            sender: sender,
+            senderFingerprint: identity.fingerprint,
+            recipient: recipient,
+            recipientFingerprint: recipientParsed.fingerprint,
+            sentAtMilliseconds: milliseconds < 1.8e19 ? UInt64(milliseconds) : UInt64.max
+        )
+        var contentKey = SecureRandom.bytes(AESGCM.keySize)
+        defer { cleanse(&contentKey) }
+        let nonce = SecureRandom.bytes(AESGCM.nonceSize)
+        var padded = MessagePadding.pad(plaintext)
+        defer { cleanse(&padded) }
+        let ciphertext = try AESGCM.seal(padded, key: contentKey, nonce: nonce, aad: header.encoded)
+        let wrappedKey = try recipientParsed.encryption.key.encryptOAEP(contentKey)
+        var envelope = Envelope(header: header, wrappedKey: wrappedKey, nonce: nonce, ciphertext: ciphertext, signature: [])
+        envelope.signature = try identity.signing.signPSS(envelope.signedBytes)
+        return envelope
+    }
+
+    /// Checks who the envelope is for and who made it, verifies the signature, then decrypts.
+    ///
+    /// Order: version → recipient token and fingerprint name the opener (`notForMe`) → header sender fingerprint is
+    /// the fingerprint of `senderKeys` (`senderKeyMismatch`) → signature (`badSignature`), before any decryption →
+    /// unwrap and AES-GCM (`decryptionFailed`) → padding (`malformed`).
+    /// - Parameters:
+    ///   - recipient: the opener's own token.
+    ///   - identity: the opener's private keys.
+    ///   - senderKeys: the public keys of the account named by `header.sender`, as the opener knows them.
+    /// - Throws: `CryptoError` with the code of the first check that failed.
+    public func open(as recipient: Token, identity: IdentityKeys, senderKeys: PublicKeys) throws -> OpenedMessage {
+        try self.checkVersion()
+        guard self.header.recipient == recipient,
+            constantTimeEquals(self.header.recipientFingerprint.bytes, identity.fingerprint.bytes)
+        else {
+            throw CryptoError(.notForMe, "envelope \(self.header.messageID) is addressed to another recipient or key")
+        }
+        try self.verifySignature(senderKeys: senderKeys)
+        guard self.nonce.count == AESGCM.nonceSize else {
+            throw CryptoError(.malformed, "envelope nonce is \(self.nonce.count) bytes (must be 12)")
+        }
+        var contentKey = try identity.encryption.decryptOAEP(self.wrappedKey)
+        defer { cleanse(&contentKey) }
+        guard contentKey.count == AESGCM.keySize else {
+            throw CryptoError(.decryptionFailed, "the wrapped content key is \(contentKey.count) bytes (must be 32)")
+        }
+        var padded = try AESGCM.open(
+            self.ciphertext,
+            key: contentKey,
+            nonce: self.nonce,
+            aad: self.header.encoded,
+            failure: CryptoError(.decryptionFailed, "envelope \(self.header.messageID) does not decrypt (GCM tag mismatch)")
+        )
+        defer { cleanse(&padded) }
+        return OpenedMessage(plaintext: try MessagePadding.unpad(padded), header: self.header)
+    }
+
+    /// Checks that the header's sender fingerprint is that of `senderKeys` and that the signature verifies under
+    /// the sender's signing key. What the relay does before accepting an envelope; it learns nothing else.
+    /// - Throws: `CryptoError.unsupportedVersion`, `.senderKeyMismatch`, `.badSignature`, or `.invalidKey` when
+    ///   `senderKeys` are not usable keys.
+    public func verifySignature(senderKeys: PublicKeys) throws {
+        try self.checkVersion()
+        let sender = try ParsedPublicKeys.parse(senderKeys)
+        guard constantTimeEquals(self.header.senderFingerprint.bytes, sender.fingerprint.bytes) else {
+            throw CryptoError(
+                .senderKeyMismatch,
+                "envelope \(self.header.messageID) names sender key \(self.header.senderFingerprint.grouped), "
+                    + "not the given key \(sender.fingerprint.grouped)"
+            )
+        }
+        guard self.signature.count == RSAKey.modulusSize, self.wrappedKey.count <= UInt16.max,
+            self.nonce.count <= UInt16.max, self.ciphertext.count <= UInt32.max,
+            sender.signing.isValidSignature(self.signature, for: self.signedBytes)
+        else {
+            throw CryptoError(.badSignature, "envelope \(self.header.messageID) signature does not verify")
+        }
+    }
+
+    private func checkVersion() throws {
+        guard self.header.version == EnvelopeHeader.currentVersion else {
+            throw CryptoError(
+                .unsupportedVersion,
+                "envelope version \(self.header.version) is not supported (only \(EnvelopeHeader.currentVersion))"
+            )
+        }
+    }
+}

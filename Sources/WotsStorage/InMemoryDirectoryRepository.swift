@@ -1,0 +1,114 @@
+public import WotsCore
+import Synchronization
+
+/// A `DirectoryRepository` held in memory, for tests and throwaway relays. Honours the same contract as the
+/// database backends: case-insensitive nicknames, tombstones, keyset pages of at most 100.
+public final class InMemoryDirectoryRepository: DirectoryRepository {
+    private struct State {
+        var byToken: [Token: DirectoryEntry] = [:]
+        var tokenByNickname: [Nickname: Token] = [:]
+        /// Live nicknames in ascending order, so a page is a binary search and a slice.
+        var sortedNicknames: [Nickname] = []
+        var tombstonedTokens: Set<Token> = []
+        var tombstonedNicknames: Set<Nickname> = []
+
+        /// The index of the first nickname greater than `nickname` (or equal when `inclusive`).
+        func index(after nickname: Nickname, inclusive: Bool = false) -> Int {
+            var low = 0
+            var high = self.sortedNicknames.count
+            while low < high {
+                let middle = (low + high) / 2
+                let candidate = self.sortedNicknames[middle]
+                if candidate < nickname || (!inclusive && candidate == nickname) {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            return low
+        }
+
+        mutating func removeLive(token: Token) -> DirectoryEntry? {
+            guard let entry = self.byToken.removeValue(forKey: token) else { return nil }
+            self.tokenByNickname.removeValue(forKey: entry.nickname)
+            let index = self.index(after: entry.nickname, inclusive: true)
+            if index < self.sortedNicknames.count, self.sortedNicknames[index] == entry.nickname {
+                self.sortedNicknames.remove(at: index)
+            }
+            return entry
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty directory.
+    public init() {}
+
+    public func create(_ entry: DirectoryEntry) async throws {
+        try self.state.withLock { state in
+            if state.tokenByNickname[entry.nickname] != nil || state.tombstonedNicknames.contains(entry.nickname) {
+                throw StorageError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
+            }
+            if state.byToken[entry.token] != nil || state.tombstonedTokens.contains(entry.token) {
+                throw StorageError(.tokenTaken, "token \(entry.token) is registered already")
+            }
+            state.byToken[entry.token] = entry
+            state.tokenByNickname[entry.nickname] = entry.token
+            state.sortedNicknames.insert(entry.nickname, at: state.index(after: entry.nickname))
+        }
+    }
+
+    public func undoCreate(token: Token) async throws {
+        _ = self.state.withLock { $0.removeLive(token: token) }
+    }
+
+    public func entry(nickname: Nickname) async throws -> DirectoryEntry? {
+        self.state.withLock { state in state.tokenByNickname[nickname].flatMap { state.byToken[$0] } }
+    }
+
+    public func entry(token: Token) async throws -> DirectoryEntry? {
+        self.state.withLock { $0.byToken[token] }
+    }
+
+    public func page(limit: PageLimit, after cursor: Cursor?) async throws -> Page<DirectoryEntry> {
+        self.state.withLock { state in
+            let start = cursor.map { state.index(after: $0.lastNickname) } ?? 0
+            let end = min(start + limit.value, state.sortedNicknames.count)
+            let entries = state.sortedNicknames[start..<end].compactMap { nickname in
+                state.tokenByNickname[nickname].flatMap { state.byToken[$0] }
+            }
+            let next = end < state.sortedNicknames.count ? entries.last.map { Cursor(after: $0.nickname) } : nil
+            return Page(entries: entries, next: next)
+        }
+    }
+
+    public func rotateKeys(
+        token: Token,
+        publicKeys: PublicKeys,
+        fingerprint: Fingerprint
+    ) async throws -> DirectoryEntry {
+        try self.state.withLock { state in
+            guard var entry = state.byToken[token] else {
+                throw StorageError(.notFound, "token \(token) has no directory entry")
+            }
+            entry.publicKeys = publicKeys
+            entry.fingerprint = fingerprint
+            state.byToken[token] = entry
+            return entry
+        }
+    }
+
+    public func delete(token: Token) async throws {
+        try self.state.withLock { state in
+            guard let entry = state.removeLive(token: token) else {
+                throw StorageError(.notFound, "token \(token) has no directory entry")
+            }
+            state.tombstonedTokens.insert(entry.token)
+            state.tombstonedNicknames.insert(entry.nickname)
+        }
+    }
+
+    public func count() async throws -> Int {
+        self.state.withLock { $0.byToken.count }
+    }
+}

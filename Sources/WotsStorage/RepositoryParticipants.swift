@@ -1,0 +1,21 @@
+public import WotsCore
+
+/// The directory as the public half of a relay-side registration.
+public struct DirectoryEntryParticipant: SaveParticipant {
+    private let repository: any DirectoryRepository
+
+    public init(repository: any DirectoryRepository) { self.repository = repository }
+
+    public func save(_ entry: DirectoryEntry) async throws { try await self.repository.create(entry) }
+    public func undo(_ entry: DirectoryEntry) async throws { try await self.repository.undoCreate(token: entry.token) }
+}
+
+/// The private-record repository as the private half of a relay-side registration.
+public struct PrivateRecordParticipant: SaveParticipant {
+    private let repository: any PrivateRecordRepository
+
+    public init(repository: any PrivateRecordRepository) { self.repository = repository }
+
+    public func save(_ record: PrivateRecord) async throws { try await self.repository.create(record) }
+    public func undo(_ record: PrivateRecord) async throws { try await self.repository.delete(token: record.token) }
+}

@@ -1,0 +1,78 @@
+import Logging
+import PostgresNIO
+public import ServiceLifecycle
+import Synchronization
+public import WotsCore
+import WotsStorage
+
+/// Fans mail appended by other relay processes out to this process: `LISTEN wots_mail` on one pooled connection,
+/// and a `MailArrived` on the event bus for each notification another node sent.
+///
+/// This process's own appends are skipped (their payload carries this database's `nodeID`): the relay publishes
+/// those itself. Notifications are not stored by PostgreSQL, so any sent while the connection is down are lost;
+/// mail itself is durable and clients catch up by reading their mailbox. After a lost connection it listens again,
+/// waiting `retryDelay` between attempts. Runs until cancelled or a graceful shutdown.
+public final class PostgresMailNotifications: Service, Sendable {
+    private let database: PostgresDatabase
+    private let eventBus: EventBus
+    private let logger: Logger
+    private let retryDelay: Duration
+    private let listening = Mutex(false)
+
+    /// - Parameters:
+    ///   - database: the database whose notifications to follow; its `run()` must be running too.
+    ///   - eventBus: where `MailArrived` events are published.
+    ///   - logger: receives connection losses and reconnects.
+    ///   - retryDelay: the pause before listening again after a failure. Default one second.
+    public init(database: PostgresDatabase, eventBus: EventBus, logger: Logger, retryDelay: Duration = .seconds(1)) {
+        self.database = database
+        self.eventBus = eventBus
+        self.logger = logger
+        self.retryDelay = retryDelay
+    }
+
+    /// Whether `LISTEN` is active right now, so notifications sent from now on will arrive.
+    public var isListening: Bool { self.listening.withLock { $0 } }
+
+    /// Listens until the task is cancelled or a graceful shutdown is triggered.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await self.listenUntilCancelled()
+        }
+    }
+
+    private func listenUntilCancelled() async {
+        while !Task.isCancelled {
+            do {
+                try await self.database.client.withConnection { connection in
+                    try await connection.listen(on: PostgresMailboxRepository.notificationChannel) { notifications in
+                        self.listening.withLock { $0 = true }
+                        self.logger.debug("listening for mail from other relay nodes")
+                        for try await notification in notifications {
+                            self.deliver(notification.payload)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                self.logger.warning(
+                    "lost the PostgreSQL notification connection; listening again",
+                    metadata: ["error": "\(StorageError.mapping(error, operation: "listen for new mail"))"]
+                )
+            }
+            self.listening.withLock { $0 = false }
+            if Task.isCancelled { break }
+            try? await Task.sleep(for: self.retryDelay)
+        }
+        self.listening.withLock { $0 = false }
+    }
+
+    private func deliver(_ payload: String) {
+        guard let notification = MailNotification(payload: payload) else {
+            self.logger.debug("ignored a notification that is not Wots mail", metadata: ["bytes": "\(payload.utf8.count)"])
+            return
+        }
+        guard notification.nodeID != self.database.nodeID else { return }
+        self.eventBus.publish(MailArrived(recipient: notification.recipient, sequence: notification.sequence))
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+import GRDB
+public import WotsCore
+public import WotsStorage
+
+/// Relay authentication state in SQLite: the relay id, single-use challenges and hashed sessions.
+public struct SQLiteAuthenticationRepository: AuthenticationRepository {
+    private let database: SQLiteDatabase
+
+    /// Uses the tables of an opened, migrated database.
+    public init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    public func relayID(storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
+        try await self.database.write("storing the relay id") { db in
+            try db.execute(
+                sql: "INSERT INTO relay_identity (singleton, relay_id) VALUES (1, ?) ON CONFLICT (singleton) DO NOTHING",
+                arguments: [Data(candidate)]
+            )
+            guard let stored = try Data.fetchOne(db, sql: "SELECT relay_id FROM relay_identity WHERE singleton = 1")
+            else {
+                throw StorageError(.corrupted, "the relay id vanished while it was being stored")
+            }
+            return [UInt8](stored)
+        }
+    }
+
+    public func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws {
+        try await self.database.write("storing a challenge") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO auth_challenges (nonce, expires_at_ms) VALUES (?, ?)
+                    ON CONFLICT (nonce) DO UPDATE SET expires_at_ms = excluded.expires_at_ms
+                    """,
+                arguments: [Data(nonce), expiresAt.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool {
+        try await self.database.write("consuming a challenge") { db in
+            // The write lock makes the DELETE atomic: of several racing callers, one gets the row.
+            let expiresAt = try Int64.fetchOne(
+                db,
+                sql: "DELETE FROM auth_challenges WHERE nonce = ? RETURNING expires_at_ms",
+                arguments: [Data(nonce)]
+            )
+            guard let expiresAt else { return false }
+            return expiresAt > now.millisecondsSince1970
+        }
+    }
+
+    public func storeSession(hash: [UInt8], token: Token, expiresAt: Date) async throws {
+        try await self.database.write("storing a session") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO auth_sessions (hash, token, expires_at_ms) VALUES (?, ?, ?)
+                    ON CONFLICT (hash) DO UPDATE SET token = excluded.token, expires_at_ms = excluded.expires_at_ms
+                    """,
+                arguments: [Data(hash), token.databaseBytes, expiresAt.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func session(hash: [UInt8], now: Date) async throws -> Token? {
+        try await self.database.read("reading a session") { db in
+            try Data.fetchOne(
+                db,
+                sql: "SELECT token FROM auth_sessions WHERE hash = ? AND expires_at_ms > ?",
+                arguments: [Data(hash), now.millisecondsSince1970]
+            ).map(Token.init(databaseBytes:))
+        }
+    }
+
+    public func deleteSessions(of token: Token) async throws {
+        try await self.database.write("deleting sessions") { db in
+            try db.execute(sql: "DELETE FROM auth_sessions WHERE token = ?", arguments: [token.databaseBytes])
+        }
+    }
+
+    @discardableResult
+    public func sweepExpired(now: Date) async throws -> Int {
+        let now = now.millisecondsSince1970
+        return try await self.database.write("sweeping expired challenges and sessions") { db in
+            try db.execute(sql: "DELETE FROM auth_challenges WHERE expires_at_ms <= ?", arguments: [now])
+            let challenges = db.changesCount
+            try db.execute(sql: "DELETE FROM auth_sessions WHERE expires_at_ms <= ?", arguments: [now])
+            return challenges + db.changesCount
+        }
+    }
+}

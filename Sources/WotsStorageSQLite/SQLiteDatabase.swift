@@ -1,0 +1,80 @@
+public import Foundation
+import GRDB
+public import Logging
+
+/// One SQLite database file shared by the SQLite repositories: a WAL-mode connection pool (one writer, concurrent
+/// readers) with the `schema/sqlite` migrations applied.
+///
+/// Writes run with `synchronous = FULL`, so a write that returned survives `kill -9` and power loss.
+public final class SQLiteDatabase: Sendable {
+    /// How the database is opened.
+    public struct Configuration: Sendable {
+        /// How long a connection waits for another process's lock before failing. Default 5 seconds.
+        public var busyTimeout: Duration = .seconds(5)
+        /// How many read-only connections may run at once beside the writer. Default 4.
+        public var maximumReaderCount: Int = 4
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The database file.
+    public let path: String
+    let pool: DatabasePool
+    let logger: Logger
+
+    /// Opens (creating if needed) the database file and applies every migration not applied yet.
+    /// - Parameters:
+    ///   - path: the database file; missing parent folders are created, readable by the owner only.
+    ///   - configuration: timeouts and pool size; see `Configuration` for the defaults.
+    ///   - logger: where migrations are reported.
+    /// - Throws: `StorageError.unavailable` when the file cannot be opened or a migration fails.
+    public init(
+        path: String,
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "wots.storage.sqlite")
+    ) async throws {
+        self.path = path
+        self.logger = logger
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw StorageError(.unavailable, "cannot create the database folder \(folder): \(error.localizedDescription)")
+        }
+        var grdb = GRDB.Configuration()
+        grdb.foreignKeysEnabled = true
+        let timeout = configuration.busyTimeout.components
+        grdb.busyMode = .timeout(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
+        grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
+        grdb.prepareDatabase { db in
+            // FULL makes each WAL commit fsync before returning, so an acknowledged write is durable.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            self.pool = try DatabasePool(path: path, configuration: grdb)
+        } catch {
+            throw SQLiteDatabase.storageError(error, while: "opening \(path)")
+        }
+        try await self.migrate()
+    }
+
+    /// Closes every connection. Later calls on the repositories fail with `StorageError.unavailable`.
+    public func close() throws {
+        do {
+            try self.pool.close()
+        } catch {
+            throw SQLiteDatabase.storageError(error, while: "closing the database")
+        }
+    }
+
+    /// Checks that the database answers a query (for readiness probes).
+    /// - Throws: `StorageError.unavailable` when it does not.
+    public func ping() async throws {
+        _ = try await self.read("pinging the database") { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+public import WotsCore
+public import WotsStorage
+
+/// The public directory in SQLite. Deleted accounts stay as tombstones (`deleted_at_ms` set), so the UNIQUE
+/// nickname and token constraints keep them from ever being registered again.
+public struct SQLiteDirectoryRepository: DirectoryRepository {
+    private let database: SQLiteDatabase
+
+    /// Uses the tables of an opened, migrated database.
+    public init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    public func create(_ entry: DirectoryEntry) async throws {
+        try await self.database.write("creating a directory entry") { db in
+            let nicknameTaken = try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE nickname = ?)",
+                arguments: [entry.nickname.value]
+            )
+            if nicknameTaken == true {
+                throw StorageError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
+            }
+            let tokenTaken = try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE token = ?)",
+                arguments: [entry.token.databaseBytes]
+            )
+            if tokenTaken == true {
+                throw StorageError(.tokenTaken, "token \(entry.token) is registered already")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO directory_entries
+                        (token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    entry.token.databaseBytes, entry.nickname.value, Data(entry.publicKeys.signing),
+                    Data(entry.publicKeys.encryption), Data(entry.fingerprint.bytes),
+                    entry.registeredAt.millisecondsSince1970,
+                ]
+            )
+        }
+    }
+
+    public func undoCreate(token: Token) async throws {
+        try await self.database.write("undoing a directory entry") { db in
+            try db.execute(
+                sql: "DELETE FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL",
+                arguments: [token.databaseBytes]
+            )
+        }
+    }
+
+    public func entry(nickname: Nickname) async throws -> DirectoryEntry? {
+        try await self.database.read("reading a directory entry") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                    FROM directory_entries WHERE nickname = ? AND deleted_at_ms IS NULL
+                    """,
+                arguments: [nickname.value]
+            ).map(Self.entry(from:))
+        }
+    }
+
+    public func entry(token: Token) async throws -> DirectoryEntry? {
+        try await self.database.read("reading a directory entry") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                    FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL
+                    """,
+                arguments: [token.databaseBytes]
+            ).map(Self.entry(from:))
+        }
+    }
+
+    public func page(limit: PageLimit, after cursor: Cursor?) async throws -> Page<DirectoryEntry> {
+        try await self.database.read("reading a directory page") { db in
+            // One row more than asked says whether another page follows. The empty string sorts before every nickname.
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                    FROM directory_entries
+                    WHERE deleted_at_ms IS NULL AND nickname > ?
+                    ORDER BY nickname
+                    LIMIT ?
+                    """,
+                arguments: [cursor?.lastNickname.value ?? "", limit.value + 1]
+            )
+            let entries = try rows.prefix(limit.value).map(Self.entry(from:))
+            let next = rows.count > limit.value ? entries.last.map { Cursor(after: $0.nickname) } : nil
+            return Page(entries: entries, next: next)
+        }
+    }
+
+    public func rotateKeys(
+        token: Token,
+        publicKeys: PublicKeys,
+        fingerprint: Fingerprint
+    ) async throws -> DirectoryEntry {
+        try await self.database.write("rotating keys") { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    UPDATE directory_entries SET signing_key = ?, encryption_key = ?, fingerprint = ?
+                    WHERE token = ? AND deleted_at_ms IS NULL
+                    RETURNING token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                    """,
+                arguments: [
+                    Data(publicKeys.signing), Data(publicKeys.encryption), Data(fingerprint.bytes),
+                    token.databaseBytes,
+                ]
+            )
+            guard let row else {
+                throw StorageError(.notFound, "token \(token) has no directory entry")
+            }
+            return try Self.entry(from: row)
+        }
+    }
+
+    public func delete(token: Token) async throws {
+        let now = Date().millisecondsSince1970
+        try await self.database.write("deleting a directory entry") { db in
+            try db.execute(
+                sql: "UPDATE directory_entries SET deleted_at_ms = ? WHERE token = ? AND deleted_at_ms IS NULL",
+                arguments: [now, token.databaseBytes]
+            )
+            guard db.changesCount > 0 else {
+                throw StorageError(.notFound, "token \(token) has no directory entry")
+            }
+        }
+    }
+
+    public func count() async throws -> Int {
+        try await self.database.read("counting directory entries") { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM directory_entries WHERE deleted_at_ms IS NULL") ?? 0
+        }
+    }
+
+    private static func entry(from row: Row) throws -> DirectoryEntry {
+        let token = try Token(databaseBytes: row["token"])
+        do {
+            return DirectoryEntry(
+                token: token,
+                nickname: try Nickname(row["nickname"] as String),
+                publicKeys: PublicKeys(
+                    signing: [UInt8](row["signing_key"] as Data),
+                    encryption: [UInt8](row["encryption_key"] as Data)
+                ),
+                fingerprint: try Fingerprint(bytes: [UInt8](row["fingerprint"] as Data)),
+                registeredAt: Date(millisecondsSince1970: row["registered_at_ms"])
+            )
+        } catch {
+            throw StorageError(.corrupted, "the directory entry of \(token) could not be decoded: \(error)")
+        }
+    }
+}

@@ -1,0 +1,1 @@
+print("wots-relay: not yet")

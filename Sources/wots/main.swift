@@ -1,0 +1,1 @@
+print("wots: the CLI is being written")

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import WotsCore
+
+@Suite struct NicknameTests {
+    @Test func nicknamesAreLowerCased() throws {
+        #expect(try Nickname("Alice_01").value == "alice_01")
+    }
+
+    @Test(arguments: ["al", String(repeating: "a", count: 33), "bad name", "émile", "a/b", ""])
+    func invalidNicknamesAreRefusedWithTheRule(text: String) {
+        #expect(throws: DomainError(.invalidNickname, "")) { try Nickname(text) }
+    }
+
+    @Test func theRefusalNamesTheValueAndTheRule() {
+        do {
+            _ = try Nickname("Al")
+            Issue.record("accepted a two-letter nickname")
+        } catch {
+            #expect(String(describing: error) == "nickname \"Al\" is too short (3–32 characters)")
+        }
+    }
+}
+
+@Suite struct TokenTests {
+    @Test func aTokenIs26CharactersOfBase32AndRoundTrips() throws {
+        let token = try Token(bytes: Array(0..<16))
+        #expect(token.description.count == 26)
+        #expect(try Token(token.description) == token)
+    }
+
+    @Test(arguments: ["", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxy1", "abcdefghijklmnopqrstuvwxyz"])
+    func nonCanonicalSpellingsAreRefused(text: String) {
+        #expect(throws: DomainError(.invalidToken, "")) { try Token(text) }
+    }
+}
+
+@Suite struct FingerprintTests {
+    @Test func groupedSpellingIsSixteenGroupsOfFourHexDigits() throws {
+        let fingerprint = try Fingerprint(bytes: Array(repeating: 0xAB, count: 32))
+        let groups = fingerprint.grouped.split(separator: " ")
+        #expect(groups.count == 16)
+        #expect(groups.allSatisfy { $0 == "abab" })
+        #expect(try Fingerprint(hex: fingerprint.grouped) == fingerprint)
+    }
+}
+
+@Suite struct CursorTests {
+    @Test func aCursorRoundTripsThroughItsOpaqueSpelling() throws {
+        let cursor = Cursor(after: try Nickname("zoe.k"))
+        #expect(try Cursor(cursor.description) == cursor)
+    }
+
+    @Test(arguments: ["", "garbage!", "bjE6", String(repeating: "A", count: 200)])
+    func cursorsNotIssuedByTheRelayAreRefused(text: String) {
+        #expect(throws: DomainError(.invalidCursor, "")) { try Cursor(text) }
+    }
+
+    @Test(arguments: [0, -1, 101])
+    func pageLimitsOutside1To100AreRefused(limit: Int) {
+        #expect(throws: DomainError(.invalidPageLimit, "")) { try PageLimit(limit) }
+    }
+}
+
+@Suite struct AvatarTests {
+    @Test func pngAndJpegUpTo64KiBAreAccepted() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 100)
+        #expect(try Avatar.validatedImage(png) == .image(png))
+        #expect(throws: Never.self) { try Avatar.validatedImage([0xFF, 0xD8, 0xFF, 0xE0]) }
+    }
+
+    @Test func oversizedOrNonImageAvatarsAreRefused() throws {
+        #expect(throws: DomainError(.invalidAvatar, "")) {
+            try Avatar.validatedImage([0xFF, 0xD8, 0xFF] + Array(repeating: 0, count: 65_536))
+        }
+        #expect(throws: DomainError(.invalidAvatar, "")) { try Avatar.validatedImage(Array("GIF89a".utf8)) }
+        #expect(throws: DomainError(.invalidAvatar, "")) { try Avatar.preset(named: "unicorn") }
+        #expect(try Avatar.preset(named: "Dragon") == .preset(.dragon))
+    }
+}

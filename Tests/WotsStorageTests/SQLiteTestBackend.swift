@@ -1,0 +1,28 @@
+import Foundation
+import WotsStorage
+import WotsStorageSQLite
+
+/// Fresh SQLite repositories on a real file in a new temporary folder, removed by `tearDown`.
+enum SQLiteTestBackend {
+    /// A new, empty temporary folder.
+    static func makeFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wots-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func make() async throws -> StorageBackend {
+        let folder = try self.makeFolder()
+        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
+        return StorageBackend(
+            directory: SQLiteDirectoryRepository(database: database),
+            privateRecords: SQLitePrivateRecordRepository(database: database),
+            mailboxes: SQLiteMailboxRepository(database: database),
+            authentication: SQLiteAuthenticationRepository(database: database),
+            tearDown: {
+                try database.close()
+                try FileManager.default.removeItem(at: folder)
+            }
+        )
+    }
+}
