@@ -1,0 +1,97 @@
+import CoreMetrics
+import Foundation
+import Hummingbird
+import WotsCore
+import WotsCrypto
+import WotsStorage
+
+/// Restoring, reading, rotating and deleting an account.
+struct AccountRoutes: Sendable {
+    let storage: RelayStorage
+    let configuration: RelayConfiguration
+    let bus: EventBus
+    let restoreLimiter: TokenBucketLimiter
+
+    func registerPublic(on router: Router<RelayRequestContext>) {
+        router.post("/v1/restore/parameters") { request, _ in
+            let body = try await JSONBody.decode(RestoreParametersRequest.self, from: request, limit: 4_096)
+            let (_, record) = try await self.account(nickname: body.nickname)
+            return try JSONBody.response(RestoreParametersResponse(keyDerivation: record.keyDerivation))
+        }
+        router.post("/v1/restore") { request, _ in
+            let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: 4_096)
+            if let wait = self.restoreLimiter.acquire(body.nickname.value) {
+                throw RelayError.tooManyRequests("rate_limited", "too many restore attempts for \"\(body.nickname)\"; retry in \(wait) s", retryAfter: wait)
+            }
+            let (entry, record) = try await self.account(nickname: body.nickname)
+            guard let key = Data(base64Encoded: body.authenticationKey).map(Array.init), record.verifies(authenticationKey: key) else {
+                throw RelayError(.forbidden, "wrong_secret", "the secret is wrong for \"\(body.nickname)\"")
+            }
+            return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
+        }
+    }
+
+    func registerAuthenticated(on group: RouterGroup<RelayRequestContext>) {
+        group.get("/private") { _, context in
+            let token = try context.requireToken()
+            guard let entry = try await self.storage.directory.entry(token: token),
+                let record = try await self.storage.privateRecords.record(for: token)
+            else { throw RelayError.notFound("unknown_token", "token \(token) has no account") }
+            return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
+        }
+        group.post("/keys/rotate") { request, context in
+            let token = try context.requireToken()
+            let body = try await JSONBody.decode(RotationRequest.self, from: request, limit: self.configuration.maximumRequestSize)
+            return try JSONBody.response(try await self.rotate(token: token, body))
+        }
+        group.delete("/account") { _, context in
+            let token = try context.requireToken()
+            guard let entry = try await self.storage.directory.entry(token: token) else {
+                throw RelayError.notFound("unknown_token", "token \(token) has no account")
+            }
+            try await self.storage.directory.delete(token: token)
+            try await self.storage.privateRecords.delete(token: token)
+            try await self.storage.mailboxes.deleteMailbox(of: token)
+            try await self.storage.authentication.deleteSessions(of: token)
+            self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))
+            return Response(status: .noContent)
+        }
+    }
+
+    private func account(nickname: Nickname) async throws -> (DirectoryEntry, PrivateRecord) {
+        guard let entry = try await self.storage.directory.entry(nickname: nickname),
+            let record = try await self.storage.privateRecords.record(for: entry.token)
+        else { throw RelayError.notFound("unknown_nickname", "no account is called \"\(nickname)\"") }
+        return (entry, record)
+    }
+
+    private func rotate(token: Token, _ body: RotationRequest) async throws -> DirectoryEntry {
+        guard let current = try await self.storage.directory.entry(token: token) else {
+            throw RelayError.notFound("unknown_token", "token \(token) has no account")
+        }
+        do {
+            try body.publicKeys.validate()
+        } catch let error as CryptoError {
+            throw RelayError.badRequest("invalid_key", error.reason)
+        }
+        guard body.privateRecord.token == token else {
+            throw RelayError.badRequest("record_token_mismatch", "privateRecord.token is not the session's token")
+        }
+        guard let old = Data(base64Encoded: body.oldKeySignature).map(Array.init),
+            let new = Data(base64Encoded: body.newKeySignature).map(Array.init),
+            RotationProof(oldKeySignature: old, newKeySignature: new).verify(token: token, oldKeys: current.publicKeys, newKeys: body.publicKeys)
+        else {
+            throw RelayError.badRequest("bad_proof", "the rotation must be signed by both the current and the new signing key")
+        }
+        let previousRecord = try await self.storage.privateRecords.record(for: token)
+        try await self.storage.privateRecords.put(body.privateRecord)
+        do {
+            let updated = try await self.storage.directory.rotateKeys(token: token, publicKeys: body.publicKeys, fingerprint: body.publicKeys.fingerprint)
+            self.bus.publish(DirectoryChange(kind: .rotated, nickname: updated.nickname))
+            return updated
+        } catch {
+            if let previousRecord { try? await self.storage.privateRecords.put(previousRecord) }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import Hummingbird
+import WotsCore
+
+/// `POST /v1/auth/challenge` and `POST /v1/auth/session`.
+struct AuthenticationRoutes: Sendable {
+    let authenticator: Authenticator
+    let configuration: RelayConfiguration
+
+    func register(on router: Router<RelayRequestContext>) {
+        router.post("/v1/auth/challenge") { _, _ in
+            try JSONBody.response(try await self.authenticator.challenge())
+        }
+        router.post("/v1/auth/session") { request, _ in
+            let body = try await JSONBody.decode(SessionRequest.self, from: request, limit: 16_384)
+            return try JSONBody.response(try await self.authenticator.openSession(body))
+        }
+    }
+}

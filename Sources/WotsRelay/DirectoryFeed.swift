@@ -1,0 +1,31 @@
+import HummingbirdWebSocket
+import Synchronization
+import WotsCore
+
+/// Forwards directory changes to one WebSocket while it has asked for them.
+final class DirectoryFeed: Sendable {
+    private let bus: EventBus
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(bus: EventBus) { self.bus = bus }
+
+    func start(outbound: WebSocketOutboundWriter, session: StreamSession) {
+        let changes = self.bus.subscribe(to: DirectoryChange.self)
+        let forwarder = Task {
+            for await change in changes {
+                try? await session.send(.directory(change: change.kind.rawValue, nickname: change.nickname), to: outbound)
+            }
+        }
+        self.task.withLock { current in
+            current?.cancel()
+            current = forwarder
+        }
+    }
+
+    func stop() {
+        self.task.withLock { current in
+            current?.cancel()
+            current = nil
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import WotsCore
+
+/// Encodes and decodes API bodies with the wire coders shared with the client.
+enum JSONBody {
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try WireCoding.makeEncoder().encode(value)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(data.count)],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
+    /// Reads at most `limit` bytes of body and decodes it, turning every decoding failure into a 400 that names
+    /// the field and what was wrong.
+    static func decode<Value: Decodable>(_ type: Value.Type, from request: Request, limit: Int) async throws -> Value {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            throw RelayError(.contentTooLarge, "request_too_large", "request body is larger than \(limit) bytes")
+        }
+        return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        do {
+            return try WireCoding.makeDecoder().decode(type, from: data)
+        } catch let error as DomainError {
+            throw RelayError.badRequest(error.code.description, error.reason)
+        } catch let error as DecodingError {
+            throw RelayError.badRequest("invalid_json", Self.explain(error))
+        } catch {
+            throw RelayError.badRequest("invalid_json", "body is not valid JSON")
+        }
+    }
+
+    private static func explain(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }
+            return keys.isEmpty ? "body" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return parent == "body" ? "\"\(key.stringValue)\" is missing" : "\(parent).\(key.stringValue) is missing"
+        case .typeMismatch(let type, let context):
+            return "\(path(context)) must be \(Self.name(of: type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)) must be \(Self.name(of: type)), not null"
+        case .dataCorrupted(let context):
+            if let underlying = context.underlyingError as? DomainError { return underlying.reason }
+            if context.codingPath.isEmpty { return "body is not valid JSON" }
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "body does not match the expected shape"
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type, is Int64.Type, is UInt64.Type, is UInt8.Type, is UInt32.Type: "a number"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+}

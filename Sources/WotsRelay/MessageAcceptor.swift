@@ -1,0 +1,62 @@
+import CoreMetrics
+import HTTPTypes
+import Foundation
+import Logging
+import WotsCore
+import WotsCrypto
+import WotsStorage
+
+/// Takes an envelope from an authenticated sender, over HTTP or the WebSocket: checks it, stores it durably, then
+/// announces it so connected recipients get it live.
+struct MessageAcceptor: Sendable {
+    let storage: RelayStorage
+    let configuration: RelayConfiguration
+    let bus: EventBus
+    let metrics: RelayMetrics
+    let sendLimiter: TokenBucketLimiter
+
+    /// - Throws: `RelayError` saying why the envelope was refused; nothing is stored then.
+    func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
+        let header = envelope.header
+        guard header.sender == sessionToken else {
+            throw RelayError(.forbidden, "sender_mismatch", "the envelope's sender \(header.sender) is not the session's token \(sessionToken)")
+        }
+        let size = envelope.serializedSize
+        guard size <= self.configuration.maximumEnvelopeSize else {
+            throw RelayError(
+                .contentTooLarge,
+                "envelope_too_large",
+                "envelope is \(size) bytes (at most \(self.configuration.maximumEnvelopeSize))"
+            )
+        }
+        if let wait = self.sendLimiter.acquire(sessionToken.description) {
+            throw RelayError.tooManyRequests("rate_limited", "too many messages; retry in \(wait) s", retryAfter: wait)
+        }
+        guard let sender = try await self.storage.directory.entry(token: header.sender) else {
+            throw RelayError.unauthorized("unknown_token", "sender \(header.sender) is not registered")
+        }
+        do {
+            try envelope.verifySignature(senderKeys: sender.publicKeys)
+        } catch let error as CryptoError {
+            throw RelayError.badRequest(error.code.description, "envelope refused: \(error.reason)")
+        }
+        guard let recipient = try await self.storage.directory.entry(token: header.recipient) else {
+            throw RelayError.notFound("unknown_recipient", "recipient \(header.recipient) is not registered")
+        }
+        guard recipient.fingerprint == header.recipientFingerprint else {
+            throw RelayError(
+                .conflict,
+                "recipient_key_changed",
+                "the envelope is sealed for a key the recipient no longer has (now \(recipient.fingerprint))"
+            )
+        }
+        let receipt = try await self.storage.mailboxes.append(
+            envelope,
+            receivedAt: Date(),
+            mailboxCapacity: self.configuration.mailboxCapacity
+        )
+        self.metrics.messagesStored.increment()
+        self.bus.publish(MailArrived(recipient: header.recipient, sequence: receipt.sequence))
+        return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
+    }
+}

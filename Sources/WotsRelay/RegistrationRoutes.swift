@@ -1,0 +1,69 @@
+import CoreMetrics
+import Foundation
+import Hummingbird
+import Logging
+import WotsCore
+import WotsCrypto
+import WotsStorage
+
+/// `POST /v1/register`: checks the request and saves it through the save coordinator.
+struct RegistrationRoutes: Sendable {
+    let storage: RelayStorage
+    let configuration: RelayConfiguration
+    let bus: EventBus
+    let metrics: RelayMetrics
+    let limiter: TokenBucketLimiter
+    let logger: Logger
+
+    func register(on router: Router<RelayRequestContext>) {
+        router.post("/v1/register") { request, context in
+            try await self.register(request, context: context)
+        }
+    }
+
+    private func register(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        if let wait = self.limiter.acquire(context.remoteAddress) {
+            throw RelayError.tooManyRequests("rate_limited", "too many registrations from this address; retry in \(wait) s", retryAfter: wait)
+        }
+        let body = try await JSONBody.decode(RegistrationRequest.self, from: request, limit: self.configuration.maximumRequestSize)
+        let entry = try Self.validate(body)
+        let coordinator = SaveCoordinator(
+            publicHalf: DirectoryEntryParticipant(repository: self.storage.directory),
+            privateHalf: PrivateRecordParticipant(repository: self.storage.privateRecords),
+            bus: self.bus,
+            logger: self.logger
+        )
+        try await coordinator.save(token: entry.token, nickname: entry.nickname, publicItem: entry, privateItem: body.privateRecord)
+        self.metrics.registrations.increment()
+        context.logger.info("registered", metadata: ["nickname": "\(entry.nickname)", "fingerprint": "\(entry.fingerprint.hex)"])
+        self.bus.publish(DirectoryChange(kind: .registered, nickname: entry.nickname))
+        return try JSONBody.response(entry, status: .created)
+    }
+
+    /// Everything that can be checked before touching storage: keys, proof of possession, record ownership.
+    static func validate(_ body: RegistrationRequest) throws -> DirectoryEntry {
+        do {
+            try body.publicKeys.validate()
+        } catch let error as CryptoError {
+            throw RelayError.badRequest("invalid_key", error.reason)
+        }
+        guard body.privateRecord.token == body.token else {
+            throw RelayError.badRequest("record_token_mismatch", "privateRecord.token is not the registration's token")
+        }
+        guard let proof = Data(base64Encoded: body.proof).map(Array.init),
+            RegistrationProof.verify(signature: proof, token: body.token, nickname: body.nickname, publicKeys: body.publicKeys)
+        else {
+            throw RelayError.badRequest("bad_proof", "the proof of possession does not verify with the new signing key")
+        }
+        guard body.privateRecord.secretVerifier.count == 32 else {
+            throw RelayError.badRequest("invalid_record", "privateRecord.secretVerifier must be 32 bytes")
+        }
+        return DirectoryEntry(
+            token: body.token,
+            nickname: body.nickname,
+            publicKeys: body.publicKeys,
+            fingerprint: body.publicKeys.fingerprint,
+            registeredAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        )
+    }
+}

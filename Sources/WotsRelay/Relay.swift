@@ -1,0 +1,117 @@
+public import Hummingbird
+import HummingbirdWebSocket
+public import Logging
+import NIOCore
+public import ServiceLifecycle
+public import WotsCore
+import WotsCrypto
+import WotsStorage
+
+/// The relay: builds the Hummingbird application (HTTP API + WebSocket stream) and the services it needs.
+public struct Relay: Sendable {
+    public let configuration: RelayConfiguration
+    public let storage: RelayStorage
+    public let bus: EventBus
+    public let metrics: RelayMetrics
+    /// The relay's random id, signed into every login so a login here is useless at another relay.
+    public let relayID: [UInt8]
+    let logger: Logger
+    let sendLimiter: TokenBucketLimiter
+
+    /// Loads (or creates, on first start) the relay id and prepares the relay.
+    public init(configuration: RelayConfiguration, storage: RelayStorage, bus: EventBus = EventBus(), logger: Logger) async throws {
+        self.configuration = configuration
+        self.storage = storage
+        self.bus = bus
+        self.metrics = RelayMetrics()
+        self.relayID = try await storage.authentication.relayID(storingIfAbsent: SecureRandom.bytes(16))
+        self.logger = logger
+        self.sendLimiter = TokenBucketLimiter(limit: configuration.sendRate)
+    }
+
+    /// The router alone, for route tests.
+    public func buildRouter() -> Router<RelayRequestContext> {
+        let authenticator = Authenticator(relayID: self.relayID, storage: self.storage, configuration: self.configuration)
+        let acceptor = self.makeAcceptor()
+        let router = Router(context: RelayRequestContext.self)
+        router.add(middleware: ErrorMiddleware(metrics: self.metrics))
+        HealthRoutes(storage: self.storage, metrics: self.metrics).register(on: router)
+        DirectoryRoutes(storage: self.storage).register(on: router)
+        AuthenticationRoutes(authenticator: authenticator, configuration: self.configuration).register(on: router)
+        RegistrationRoutes(
+            storage: self.storage,
+            configuration: self.configuration,
+            bus: self.bus,
+            metrics: self.metrics,
+            limiter: TokenBucketLimiter(limit: self.configuration.registrationRate),
+            logger: self.logger
+        ).register(on: router)
+        let accounts = AccountRoutes(
+            storage: self.storage,
+            configuration: self.configuration,
+            bus: self.bus,
+            restoreLimiter: TokenBucketLimiter(limit: self.configuration.restoreRate)
+        )
+        accounts.registerPublic(on: router)
+        let authenticated = router.group("/v1").add(middleware: SessionMiddleware(authenticator: authenticator))
+        MessageRoutes(storage: self.storage, configuration: self.configuration, acceptor: acceptor, metrics: self.metrics)
+            .register(on: authenticated)
+        accounts.registerAuthenticated(on: authenticated)
+        return router
+    }
+
+    /// The whole application: HTTP routes, the WebSocket stream, the delivery hub and the sweeper.
+    /// - Parameters:
+    ///   - services: more services to run beside the relay (a database client, PostgreSQL notifications).
+    ///   - onServerRunning: called with the listening channel (its local address tells the port when it was 0).
+    public func buildApplication(
+        services: [any Service] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let hub = DeliveryHub(bus: self.bus)
+        let session = StreamSession(
+            authenticator: Authenticator(relayID: self.relayID, storage: self.storage, configuration: self.configuration),
+            storage: self.storage,
+            configuration: self.configuration,
+            acceptor: self.makeAcceptor(),
+            hub: hub,
+            bus: self.bus,
+            metrics: self.metrics
+        )
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        webSocketRouter.ws("/v1/stream") { inbound, outbound, context in
+            do {
+                try await session.run(inbound: inbound, outbound: outbound, request: context.request, logger: context.logger)
+            } catch {
+                context.logger.debug("stream ended", metadata: ["error": "\(error)"])
+            }
+        }
+        let sweeper = Sweeper(storage: self.storage, configuration: self.configuration, logger: self.logger)
+        return Application(
+            router: self.buildRouter(),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(
+                    ws: .init(
+                        maxFrameSize: self.configuration.maximumFrameSize,
+                        autoPing: .enabled(timePeriod: self.configuration.pingInterval)
+                    )
+                )
+            ),
+            configuration: .init(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "wots-relay"),
+            services: services + [hub, sweeper],
+            onServerRunning: onServerRunning,
+            logger: self.logger
+        )
+    }
+
+    private func makeAcceptor() -> MessageAcceptor {
+        MessageAcceptor(
+            storage: self.storage,
+            configuration: self.configuration,
+            bus: self.bus,
+            metrics: self.metrics,
+            sendLimiter: self.sendLimiter
+        )
+    }
+}

@@ -1,0 +1,62 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+/// The relay's counters and gauges, kept in its own Prometheus registry (no global bootstrap, so several relays
+/// can live in one test process) and exported in text format on `/metrics`.
+public final class RelayMetrics: Sendable {
+    private let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let errorCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+
+    let messagesStored: CoreMetrics.Counter
+    let messagesDelivered: CoreMetrics.Counter
+    let messagesAcknowledged: CoreMetrics.Counter
+    let registrations: CoreMetrics.Counter
+    let openConnections: Meter
+    let mailboxDepth: Recorder
+
+    public init() {
+        self.registry = PrometheusCollectorRegistry()
+        self.factory = PrometheusMetricsFactory(registry: self.registry)
+        self.messagesStored = CoreMetrics.Counter(label: "wots_messages_stored_total", factory: self.factory)
+        self.messagesDelivered = CoreMetrics.Counter(label: "wots_messages_delivered_total", factory: self.factory)
+        self.messagesAcknowledged = CoreMetrics.Counter(label: "wots_messages_acknowledged_total", factory: self.factory)
+        self.registrations = CoreMetrics.Counter(label: "wots_registrations_total", factory: self.factory)
+        self.openConnections = Meter(label: "wots_websocket_connections", factory: self.factory)
+        self.mailboxDepth = Recorder(label: "wots_mailbox_depth", factory: self.factory)
+    }
+
+    func countRequest(route: String, status: Int) {
+        let key = "\(route) \(status)"
+        let counter = self.requestCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "wots_http_requests_total",
+                dimensions: [("route", route), ("status", String(status))],
+                factory: self.factory
+            )
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    func countError(code: String) {
+        let counter = self.errorCounters.withLock { counters in
+            if let counter = counters[code] { return counter }
+            let counter = CoreMetrics.Counter(label: "wots_errors_total", dimensions: [("code", code)], factory: self.factory)
+            counters[code] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    /// The Prometheus text exposition of every metric.
+    public func exposition() -> String {
+        var buffer: [UInt8] = []
+        self.registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

@@ -1,0 +1,150 @@
+import NIOWebSocket
+import CoreMetrics
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import WotsCore
+import WotsStorage
+
+/// One authenticated WebSocket on `/v1/stream`: queued then live messages out, acks and sends in.
+struct StreamSession: Sendable {
+    static let deliveryBatch = 100
+
+    let authenticator: Authenticator
+    let storage: RelayStorage
+    let configuration: RelayConfiguration
+    let acceptor: MessageAcceptor
+    let hub: DeliveryHub
+    let bus: EventBus
+    let metrics: RelayMetrics
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, logger: Logger) async throws {
+        var messages = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
+        guard let token = try await self.authenticate(headers: request.headers, messages: &messages, outbound: outbound) else {
+            try await outbound.close(.policyViolation, reason: "authentication required")
+            return
+        }
+        self.metrics.openConnections.increment()
+        defer { self.metrics.openConnections.decrement() }
+        logger.debug("stream opened", metadata: ["token": "\(token)"])
+        try await self.send(.ready(token: token), to: outbound)
+
+        let (wakeups, stopWakeups) = self.hub.wakeups(for: token)
+        defer { stopWakeups() }
+        let directoryFeed = DirectoryFeed(bus: self.bus)
+        defer { directoryFeed.stop() }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await self.deliver(to: token, wakeups: wakeups, outbound: outbound)
+            }
+            while let message = try await messages.next() {
+                try await self.handle(message, from: token, outbound: outbound, directoryFeed: directoryFeed)
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// The bearer session from the upgrade's `Authorization` header, else from an `auth` first frame.
+    private func authenticate(
+        headers: HTTPFields,
+        messages: inout WebSocketInboundMessageStream.AsyncIterator,
+        outbound: WebSocketOutboundWriter
+    ) async throws -> Token? {
+        do {
+            if let session = SessionMiddleware.bearer(in: headers) {
+                return try await self.authenticator.token(forSession: session)
+            }
+            guard let first = try await self.firstMessage(&messages, outbound: outbound) else { return nil }
+            guard case .text(let text) = first, case .auth(let session) = try Self.decodeFrame(text) else {
+                throw RelayError.unauthorized("unauthenticated", "the first frame must be {\"type\": \"auth\", \"session\": …}")
+            }
+            return try await self.authenticator.token(forSession: session)
+        } catch {
+            let refusal = ErrorMiddleware.relayError(for: error)
+            try? await self.send(.error(id: nil, code: refusal.code, message: refusal.message), to: outbound)
+            return nil
+        }
+    }
+
+    /// The first message, or nil when the peer sends none within the authentication timeout (the socket is
+    /// closed then).
+    private func firstMessage(
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator,
+        outbound: WebSocketOutboundWriter
+    ) async throws -> WebSocketMessage? {
+        let timeout = self.configuration.authenticationTimeout
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            try await outbound.close(.policyViolation, reason: "no auth frame within \(timeout)")
+        }
+        defer { watchdog.cancel() }
+        return try await messages.next()
+    }
+
+    /// Sends every queued message, then waits to be woken and sends what arrived, until cancelled.
+    private func deliver(to token: Token, wakeups: AsyncStream<Void>, outbound: WebSocketOutboundWriter) async throws {
+        var lastSequence: Int64 = 0
+        var wakeupIterator = wakeups.makeAsyncIterator()
+        while !Task.isCancelled {
+            let batch = try await self.storage.mailboxes.messages(for: token, after: lastSequence, limit: Self.deliveryBatch)
+            for message in batch {
+                try await self.send(.message(DeliveredMessage(seq: message.sequence, receivedAt: message.receivedAt, envelope: message.envelope)), to: outbound)
+                lastSequence = message.sequence
+            }
+            self.metrics.messagesDelivered.increment(by: batch.count)
+            if batch.count == Self.deliveryBatch { continue }
+            guard await wakeupIterator.next() != nil else { return }
+        }
+    }
+
+    private func handle(
+        _ message: WebSocketMessage,
+        from token: Token,
+        outbound: WebSocketOutboundWriter,
+        directoryFeed: DirectoryFeed
+    ) async throws {
+        guard case .text(let text) = message else {
+            try await self.send(.error(id: nil, code: "invalid_frame", message: "binary frames are not supported; send JSON text"), to: outbound)
+            return
+        }
+        let frame: ClientFrame
+        do {
+            frame = try Self.decodeFrame(text)
+        } catch {
+            let refusal = ErrorMiddleware.relayError(for: error)
+            try await self.send(.error(id: nil, code: "invalid_frame", message: refusal.message), to: outbound)
+            return
+        }
+        switch frame {
+        case .auth:
+            try await self.send(.error(id: nil, code: "already_authenticated", message: "this stream is already authenticated"), to: outbound)
+        case .ack(let ids):
+            let count = try await self.storage.mailboxes.acknowledge(Array(ids.prefix(1_000)), for: token)
+            self.metrics.messagesAcknowledged.increment(by: count)
+        case .send(let envelope):
+            do {
+                let receipt = try await self.acceptor.accept(envelope, from: token)
+                try await self.send(.accepted(id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt), to: outbound)
+            } catch {
+                let refusal = ErrorMiddleware.relayError(for: error)
+                self.metrics.countError(code: refusal.code)
+                try await self.send(.error(id: envelope.header.messageID, code: refusal.code, message: refusal.message), to: outbound)
+            }
+        case .subscribeDirectory(let on):
+            if on { directoryFeed.start(outbound: outbound, session: self) } else { directoryFeed.stop() }
+        }
+    }
+
+    static func decodeFrame(_ text: String) throws -> ClientFrame {
+        try JSONBody.decode(ClientFrame.self, from: Data(text.utf8))
+    }
+
+    func send(_ frame: RelayFrame, to outbound: WebSocketOutboundWriter) async throws {
+        let data = try WireCoding.makeEncoder().encode(frame)
+        try await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,37 @@
+import WotsStorage
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Periodically removes expired challenges and sessions, and messages older than the retention period.
+struct Sweeper: Service {
+    let storage: RelayStorage
+    let configuration: RelayConfiguration
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                while true {
+                    try await Task.sleep(for: self.configuration.sweepInterval)
+                    await self.sweepOnce()
+                }
+            }
+        } catch is CancellationError {
+            return
+        }
+    }
+
+    func sweepOnce(now: Date = Date()) async {
+        do {
+            let expired = try await self.storage.authentication.sweepExpired(now: now)
+            let cutoff = now.addingTimeInterval(-self.configuration.messageRetention.seconds)
+            let old = try await self.storage.mailboxes.sweep(receivedBefore: cutoff)
+            if expired + old > 0 {
+                self.logger.info("swept", metadata: ["authentication": "\(expired)", "messages": "\(old)"])
+            }
+        } catch {
+            self.logger.warning("sweep failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
