@@ -7,4 +7,15 @@ public struct DirectoryPageResponse: Sendable, Hashable, Codable {
         self.entries = entries
         self.next = next
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case entries, next
+    }
+
+    /// Writes `"next": null` on the last page rather than leaving the key out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.entries, forKey: .entries)
+        try container.encode(self.next, forKey: .next)
+    }
 }

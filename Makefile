@@ -1,0 +1,38 @@
+# Wots — every command a developer or operator needs. See README.md.
+SWIFT ?= swift
+DATABASE ?= sqlite:./wots-data/relay.sqlite
+FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
+
+.PHONY: run build test bench bench-crypto bench-storage bench-relay demo format lint clean
+
+## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
+run:
+	$(SWIFT) build --product wots-relay
+	$$($(SWIFT) build --show-bin-path)/wots-relay serve --database $(DATABASE)
+
+build:
+	$(SWIFT) build
+
+## Build and run every test: unit, contract (in-memory, SQLite, a throwaway PostgreSQL), relay, end to end.
+test:
+	bash scripts/test.sh
+
+## Every benchmark, each bounded in time; results in docs/BENCHMARKS.md.
+bench:
+	bash scripts/bench.sh
+
+bench-crypto:
+	bash scripts/bench-crypto.sh
+
+## Two users, a relay on a temporary SQLite file, a message each way.
+demo:
+	bash scripts/demo.sh
+
+format:
+	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
+
+clean:
+	rm -rf .build .build-* Benchmarks/.build wots-data

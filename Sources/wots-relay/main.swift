@@ -1,1 +1,0 @@
-print("wots-relay: not yet")

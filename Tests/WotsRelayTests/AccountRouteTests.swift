@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import WotsCore
+import WotsCrypto
+import WotsRelay
+import WotsStorage
+import WotsTesting
+
+@Suite struct AccountRouteTests {
+    let alice = TestIdentities.alice
+    let bob = TestIdentities.bob
+
+    func restoreKey(_ client: some TestClientProtocol, secret: String) async throws -> String {
+        let parameters = try await client.request(
+            "/v1/restore/parameters",
+            method: .post,
+            body: try jsonBody(RestoreParametersRequest(nickname: alice.nickname))
+        ).decode(RestoreParametersResponse.self)
+        return try SecretKeys.derive(secret: secret, parameters: parameters.keyDerivation).authenticationKey.base64
+    }
+
+    @Test func restoringWithTheRightSecretReturnsTheSealedRecord() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            let key = try await self.restoreKey(client, secret: alice.secret)
+            let response = try await client.request("/v1/restore", method: .post, body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key)))
+            #expect(response.status == .ok)
+            let account = try response.decode(AccountResponse.self)
+            let restored = try account.privateRecord.openIdentity(secret: alice.secret)
+            #expect(restored.fingerprint == alice.fingerprint)
+        }
+    }
+
+    @Test func restoringWithAWrongSecretSaysSo() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            let key = try await self.restoreKey(client, secret: "not the secret")
+            let response = try await client.request("/v1/restore", method: .post, body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key)))
+            #expect(response.status == .forbidden)
+            #expect(response.errorCode == "wrong_secret")
+        }
+    }
+
+    @Test func restoreAttemptsPerNicknameAreRateLimited() async throws {
+        var configuration = RelayHarness.testConfiguration
+        configuration.restoreRate = RateLimit(perSecond: 0.001, burst: 3)
+        let harness = try await RelayHarness.make(configuration: configuration)
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            let wrong = RestoreRequest(nickname: alice.nickname, authenticationKey: Array(repeating: UInt8(1), count: 32).base64)
+            for _ in 0..<3 {
+                #expect(try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong)).errorCode == "wrong_secret")
+            }
+            let limited = try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong))
+            #expect(limited.status == .tooManyRequests)
+        }
+    }
+
+    @Test func theOwnerReadsTheirPrivateRecord() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            let session = try await client.login(alice)
+            let account = try await client.request("/v1/private", method: .get, session: session).decode(AccountResponse.self)
+            #expect(account.privateRecord.token == alice.token)
+        }
+    }
+
+    @Test func rotatingKeysNeedsBothSignaturesAndChangesTheFingerprint() async throws {
+        let harness = try await RelayHarness.make()
+        let newIdentity = TestIdentities.carol.identity
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            let session = try await client.login(alice)
+            let proof = try RotationProof.sign(token: alice.token, oldIdentity: alice.identity, newIdentity: newIdentity)
+            let record = try PrivateRecord.seal(identity: newIdentity, token: alice.token, secret: alice.secret, parameters: TestIdentities.cheapKeyDerivation)
+            let onlyNew = RotationRequest(publicKeys: newIdentity.publicKeys, privateRecord: record, oldKeySignature: proof.newKeySignature.base64, newKeySignature: proof.newKeySignature.base64)
+            let refused = try await client.request("/v1/keys/rotate", method: .post, session: session, body: try jsonBody(onlyNew))
+            #expect(refused.errorCode == "bad_proof")
+            let request = RotationRequest(publicKeys: newIdentity.publicKeys, privateRecord: record, oldKeySignature: proof.oldKeySignature.base64, newKeySignature: proof.newKeySignature.base64)
+            let response = try await client.request("/v1/keys/rotate", method: .post, session: session, body: try jsonBody(request))
+            #expect(response.status == .ok)
+            #expect(try response.decode(DirectoryEntry.self).fingerprint == newIdentity.fingerprint)
+        }
+    }
+
+    @Test func deletingTheAccountRemovesEntryRecordMailboxAndSessions() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            try await client.register(bob)
+            let aliceSession = try await client.login(alice)
+            let bobSession = try await client.login(bob)
+            _ = try await client.send(try seal("bye", from: alice, to: bob), session: aliceSession)
+            let deleted = try await client.request("/v1/account", method: .delete, session: bobSession)
+            #expect(deleted.status == .noContent)
+            #expect(try await client.request("/v1/directory/bob", method: .get).status == .notFound)
+            #expect(try await client.request("/v1/messages", method: .get, session: bobSession).status == .unauthorized)
+            #expect(try await harness.relay.storage.mailboxes.depth(of: bob.token) == 0)
+            #expect(try await harness.relay.storage.privateRecords.record(for: bob.token) == nil)
+            let again = try await client.request("/v1/register", method: .post, body: try jsonBody(try client.registrationRequest(for: carolAsBob())))
+            #expect(again.errorCode == "nickname_taken")
+        }
+    }
+
+    /// Carol's keys under bob's deleted nickname: a tombstone must refuse it.
+    func carolAsBob() -> TestIdentity {
+        TestIdentity(token: TestIdentities.carol.token, nickname: bob.nickname, identity: TestIdentities.carol.identity, secret: "x")
+    }
+
+    @Test func healthReadinessAndMetricsAnswer() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            #expect(try await client.request("/healthz", method: .get).status == .ok)
+            #expect(try await client.request("/readyz", method: .get).status == .ok)
+            try await client.register(alice)
+            let metrics = String(buffer: try await client.request("/metrics", method: .get).body)
+            #expect(metrics.contains("wots_registrations_total 1"))
+        }
+    }
+
+    @Test func readinessFailsWhenTheDatabaseIsDown() async throws {
+        var storage = RelayStorage.inMemory()
+        storage.checkReadiness = { throw CancellationError() }
+        let harness = try await RelayHarness.make(storage: storage)
+        try await harness.routerApplication.test(.router) { client in
+            let response = try await client.request("/readyz", method: .get)
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.errorCode == "not_ready")
+        }
+    }
+}

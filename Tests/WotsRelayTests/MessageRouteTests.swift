@@ -1,0 +1,205 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import WotsCore
+import WotsCrypto
+import WotsRelay
+import WotsStorage
+import WotsTesting
+
+@Suite struct MessageRouteTests {
+    let alice = TestIdentities.alice
+    let bob = TestIdentities.bob
+    let mallory = TestIdentities.mallory
+
+    /// Registers alice, bob and mallory and hands their sessions to the test.
+    func withUsers(
+        configuration: RelayConfiguration = RelayHarness.testConfiguration,
+        _ body: @Sendable (any TestClientProtocol, [String: String]) async throws -> Void
+    ) async throws {
+        let harness = try await RelayHarness.make(configuration: configuration)
+        try await harness.routerApplication.test(.router) { client in
+            var sessions: [String: String] = [:]
+            for user in [alice, bob, mallory] {
+                try await client.register(user)
+                sessions[user.nickname.value] = try await client.login(user)
+            }
+            try await body(client, sessions)
+        }
+    }
+
+    @Test func aStoredMessageIsAcceptedThenReadByItsRecipient() async throws {
+        try await self.withUsers { client, sessions in
+            let envelope = try seal("hello bob", from: alice, to: bob)
+            let response = try await client.send(envelope, session: sessions["alice"]!)
+            #expect(response.status == .accepted)
+            let receipt = try response.decode(SendReceipt.self)
+            #expect(receipt.id == envelope.header.messageID)
+            let messages = try await client.mailbox(session: sessions["bob"]!)
+            #expect(messages.map(\.envelope) == [envelope])
+            #expect(messages.first?.seq == receipt.seq)
+            let opened = try messages[0].envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+            #expect(opened.text == "hello bob")
+        }
+    }
+
+    @Test func resendingTheSameEnvelopeGetsTheSameReceiptAndStoresOneCopy() async throws {
+        try await self.withUsers { client, sessions in
+            let envelope = try seal("once", from: alice, to: bob)
+            let first = try await client.send(envelope, session: sessions["alice"]!).decode(SendReceipt.self)
+            let again = try await client.send(envelope, session: sessions["alice"]!)
+            #expect(again.status == .accepted)
+            #expect(try again.decode(SendReceipt.self) == first)
+            #expect(try await client.mailbox(session: sessions["bob"]!).count == 1)
+        }
+    }
+
+    @Test func aDifferentEnvelopeWithAUsedIDIsAConflict() async throws {
+        try await self.withUsers { client, sessions in
+            let id = UUID()
+            _ = try await client.send(try seal("one", from: alice, to: bob, id: id), session: sessions["alice"]!)
+            let response = try await client.send(try seal("two", from: alice, to: bob, id: id), session: sessions["alice"]!)
+            #expect(response.status == .conflict)
+            #expect(response.errorCode == "message_id_conflict")
+        }
+    }
+
+    @Test func aSessionCannotSendAsSomeoneElse() async throws {
+        try await self.withUsers { client, sessions in
+            let forged = try seal("from alice, honest", from: alice, to: bob)
+            let response = try await client.send(forged, session: sessions["mallory"]!)
+            #expect(response.status == .forbidden)
+            #expect(response.errorCode == "sender_mismatch")
+            #expect(try await client.mailbox(session: sessions["bob"]!).isEmpty)
+        }
+    }
+
+    @Test func anEnvelopeWithABadSignatureIsRefused() async throws {
+        try await self.withUsers { client, sessions in
+            var envelope = try seal("tampered", from: alice, to: bob)
+            envelope.ciphertext[0] ^= 1
+            let response = try await client.send(envelope, session: sessions["alice"]!)
+            #expect(response.status == .badRequest)
+            #expect(response.errorCode == "bad_signature")
+            #expect(try await client.mailbox(session: sessions["bob"]!).isEmpty)
+        }
+    }
+
+    @Test func anEnvelopeSignedByAnotherKeyIsRefused() async throws {
+        try await self.withUsers { client, sessions in
+            let envelope = try Envelope.seal(
+                plaintext: Array("signed by mallory".utf8),
+                from: alice.token,
+                identity: mallory.identity,
+                to: bob.token,
+                recipientKeys: bob.publicKeys
+            )
+            let response = try await client.send(envelope, session: sessions["alice"]!)
+            #expect(response.status == .badRequest)
+            #expect(try await client.mailbox(session: sessions["bob"]!).isEmpty)
+        }
+    }
+
+    @Test func anOversizedEnvelopeIsRefused() async throws {
+        var configuration = RelayHarness.testConfiguration
+        configuration.maximumEnvelopeSize = 4_096
+        try await self.withUsers(configuration: configuration) { client, sessions in
+            let envelope = try seal(String(repeating: "x", count: 5_000), from: alice, to: bob)
+            let response = try await client.send(envelope, session: sessions["alice"]!)
+            #expect(response.status == .contentTooLarge)
+            #expect(response.errorCode == "envelope_too_large")
+        }
+    }
+
+    @Test func aBodyLargerThanTheRequestLimitIsRefused() async throws {
+        try await self.withUsers { client, sessions in
+            let response = try await client.request(
+                "/v1/messages",
+                method: .post,
+                session: sessions["alice"]!,
+                body: .init(string: String(repeating: " ", count: 300_000))
+            )
+            #expect(response.status == .contentTooLarge)
+        }
+    }
+
+    @Test func anUnknownRecipientIs404() async throws {
+        try await self.withUsers { client, sessions in
+            let stranger = TestIdentities.carol
+            let response = try await client.send(try seal("anyone?", from: alice, to: stranger), session: sessions["alice"]!)
+            #expect(response.status == .notFound)
+            #expect(response.errorCode == "unknown_recipient")
+        }
+    }
+
+    @Test func aFullMailboxRefusesWithRetryAfterAndLosesNothing() async throws {
+        var configuration = RelayHarness.testConfiguration
+        configuration.mailboxCapacity = 2
+        try await self.withUsers(configuration: configuration) { client, sessions in
+            for text in ["1", "2"] {
+                #expect(try await client.send(try seal(text, from: alice, to: bob), session: sessions["alice"]!).status == .accepted)
+            }
+            let refused = try await client.send(try seal("3", from: alice, to: bob), session: sessions["alice"]!)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.errorCode == "mailbox_full")
+            #expect(refused.headers[.retryAfter] != nil)
+            #expect(try await client.mailbox(session: sessions["bob"]!).count == 2)
+        }
+    }
+
+    @Test func nobodyReadsSomeoneElsesMailbox() async throws {
+        try await self.withUsers { client, sessions in
+            _ = try await client.send(try seal("for bob only", from: alice, to: bob), session: sessions["alice"]!)
+            #expect(try await client.mailbox(session: sessions["mallory"]!).isEmpty)
+            #expect(try await client.mailbox(session: sessions["alice"]!).isEmpty)
+        }
+    }
+
+    @Test func acknowledgedMessagesAreDeletedAndOthersStay() async throws {
+        try await self.withUsers { client, sessions in
+            let first = try seal("first", from: alice, to: bob)
+            let second = try seal("second", from: alice, to: bob)
+            _ = try await client.send(first, session: sessions["alice"]!)
+            _ = try await client.send(second, session: sessions["alice"]!)
+            let mallorysAck = try await client.request(
+                "/v1/messages/ack",
+                method: .post,
+                session: sessions["mallory"]!,
+                body: try jsonBody(AcknowledgeRequest(ids: [first.header.messageID]))
+            )
+            #expect(try mallorysAck.decode(AcknowledgeResponse.self).acknowledged == 0)
+            let ack = try await client.request(
+                "/v1/messages/ack",
+                method: .post,
+                session: sessions["bob"]!,
+                body: try jsonBody(AcknowledgeRequest(ids: [first.header.messageID]))
+            )
+            #expect(try ack.decode(AcknowledgeResponse.self).acknowledged == 1)
+            #expect(try await client.mailbox(session: sessions["bob"]!).map(\.envelope) == [second])
+        }
+    }
+
+    @Test func sendsPerTokenAreRateLimited() async throws {
+        var configuration = RelayHarness.testConfiguration
+        configuration.sendRate = RateLimit(perSecond: 0.001, burst: 2)
+        try await self.withUsers(configuration: configuration) { client, sessions in
+            for _ in 0..<2 {
+                _ = try await client.send(try seal("ok", from: alice, to: bob), session: sessions["alice"]!)
+            }
+            let response = try await client.send(try seal("too many", from: alice, to: bob), session: sessions["alice"]!)
+            #expect(response.status == .tooManyRequests)
+            #expect(response.errorCode == "rate_limited")
+            #expect(response.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test(arguments: ["after=-1", "after=x", "limit=0", "limit=501"])
+    func badMailboxQueriesAreRefused(query: String) async throws {
+        try await self.withUsers { client, sessions in
+            let response = try await client.request("/v1/messages?\(query)", method: .get, session: sessions["bob"]!)
+            #expect(response.status == .badRequest)
+        }
+    }
+}

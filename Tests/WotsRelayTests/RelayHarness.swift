@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+import WotsCore
+import WotsCrypto
+import WotsRelay
+import WotsStorage
+import WotsTesting
+
+/// A relay on fresh in-memory storage, plus the client steps tests repeat: register, log in, send.
+struct RelayHarness {
+    let relay: Relay
+
+    static var testConfiguration: RelayConfiguration {
+        var configuration = RelayConfiguration()
+        configuration.port = 0
+        configuration.sendRate = .unlimited
+        configuration.registrationRate = .unlimited
+        configuration.pingInterval = .seconds(5)
+        configuration.authenticationTimeout = .seconds(2)
+        return configuration
+    }
+
+    static func make(
+        configuration: RelayConfiguration = testConfiguration,
+        storage: RelayStorage = .inMemory()
+    ) async throws -> RelayHarness {
+        var logger = Logger(label: "wots.relay.test")
+        logger.logLevel = .warning
+        return RelayHarness(relay: try await Relay(configuration: configuration, storage: storage, logger: logger))
+    }
+
+    /// Routes only, for `app.test(.router)`.
+    var routerApplication: some ApplicationProtocol { Application(router: self.relay.buildRouter()) }
+}
+
+extension TestResponse {
+    func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try WireCoding.makeDecoder().decode(type, from: Data(self.body.readableBytesView))
+    }
+
+    /// The `error.code` of an API refusal.
+    var errorCode: String? { try? self.decode(APIErrorBody.self).error.code }
+    var errorMessage: String? { try? self.decode(APIErrorBody.self).error.message }
+}
+
+func jsonBody(_ value: some Encodable) throws -> ByteBuffer {
+    ByteBuffer(bytes: try WireCoding.makeEncoder().encode(value))
+}
+
+extension TestClientProtocol {
+    func request(
+        _ uri: String,
+        method: HTTPRequest.Method,
+        session: String? = nil,
+        body: ByteBuffer? = nil
+    ) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let session { headers[.authorization] = "Bearer \(session)" }
+        return try await self.execute(uri: uri, method: method, headers: headers, body: body) { $0 }
+    }
+
+    func registrationRequest(for user: TestIdentity, nickname: String? = nil) throws -> RegistrationRequest {
+        let name = try nickname.map(Nickname.init) ?? user.nickname
+        return RegistrationRequest(
+            token: user.token,
+            nickname: name,
+            publicKeys: user.publicKeys,
+            privateRecord: try user.privateRecord(),
+            proof: try RegistrationProof.sign(token: user.token, nickname: name, publicKeys: user.publicKeys, identity: user.identity).base64
+        )
+    }
+
+    @discardableResult
+    func register(_ user: TestIdentity) async throws -> TestResponse {
+        let response = try await self.request("/v1/register", method: .post, body: try jsonBody(try self.registrationRequest(for: user)))
+        #expect(response.status == .created, "registering \(user.nickname): \(response.errorMessage ?? "")")
+        return response
+    }
+
+    /// Challenge, sign, open a session; returns the bearer session.
+    func login(_ user: TestIdentity) async throws -> String {
+        let challenge = try await self.request("/v1/auth/challenge", method: .post).decode(ChallengeResponse.self)
+        let signature = try user.identity.signAuthentication(
+            relayID: Array(Data(base64Encoded: challenge.relayID)!),
+            nonce: Array(Data(base64Encoded: challenge.nonce)!),
+            token: user.token
+        )
+        let response = try await self.request(
+            "/v1/auth/session",
+            method: .post,
+            body: try jsonBody(SessionRequest(token: user.token, nonce: challenge.nonce, signature: signature.base64))
+        )
+        #expect(response.status == .ok, "login of \(user.nickname): \(response.errorMessage ?? "")")
+        return try response.decode(SessionResponse.self).session
+    }
+
+    func send(_ envelope: Envelope, session: String) async throws -> TestResponse {
+        try await self.request("/v1/messages", method: .post, session: session, body: try jsonBody(envelope))
+    }
+
+    func mailbox(session: String, after: Int64 = 0) async throws -> [DeliveredMessage] {
+        let response = try await self.request("/v1/messages?after=\(after)", method: .get, session: session)
+        #expect(response.status == .ok)
+        return try response.decode(MailboxResponse.self).messages
+    }
+}
+
+func seal(_ text: String, from sender: TestIdentity, to recipient: TestIdentity, id: UUID = UUID()) throws -> Envelope {
+    try Envelope.seal(
+        plaintext: Array(text.utf8),
+        messageID: id,
+        from: sender.token,
+        identity: sender.identity,
+        to: recipient.token,
+        recipientKeys: recipient.publicKeys
+    )
+}
+
+extension Array where Element == UInt8 {
+    var base64: String { Data(self).base64EncodedString() }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import WotsCore
+import WotsCrypto
+import WotsRelay
+import WotsStorage
+import WotsTesting
+
+@Suite struct StreamTests {
+    let alice = TestIdentities.alice
+    let bob = TestIdentities.bob
+
+    /// Runs a live relay on port 0 with alice and bob registered and logged in.
+    func live(
+        configuration: RelayConfiguration = RelayHarness.testConfiguration,
+        _ body: @Sendable (_ client: any TestClientProtocol, _ port: Int, _ alice: String, _ bob: String) async throws -> Void
+    ) async throws {
+        let harness = try await RelayHarness.make(configuration: configuration)
+        try await harness.relay.buildApplication().test(.live) { client in
+            try await client.register(alice)
+            try await client.register(bob)
+            let aliceSession = try await client.login(alice)
+            let bobSession = try await client.login(bob)
+            try await body(client, try #require(client.port), aliceSession, bobSession)
+        }
+    }
+
+    @Test func queuedMessagesArriveFirstThenLiveOnes() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            let queued = try seal("while you were away", from: alice, to: bob)
+            _ = try await client.send(queued, session: aliceSession)
+            let socket = try await TestSocket.connect(port: port)
+            try await socket.send(.auth(session: bobSession))
+            #expect(await socket.next() == .ready(token: bob.token))
+            #expect(await socket.next()?.deliveredMessage?.envelope == queued)
+            let live = try seal("right now", from: alice, to: bob)
+            _ = try await client.send(live, session: aliceSession)
+            #expect(await socket.next()?.deliveredMessage?.envelope == live)
+            await socket.close()
+        }
+    }
+
+    @Test func unacknowledgedMessagesComeAgainAfterReconnectingAndAcknowledgedOnesDoNot() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            let kept = try seal("not acked", from: alice, to: bob)
+            let acked = try seal("acked", from: alice, to: bob)
+            _ = try await client.send(acked, session: aliceSession)
+            _ = try await client.send(kept, session: aliceSession)
+            let first = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await first.next() == .ready(token: bob.token))
+            #expect(await first.next()?.deliveredMessage?.envelope == acked)
+            #expect(await first.next()?.deliveredMessage?.envelope == kept)
+            try await first.send(.ack(ids: [acked.header.messageID]))
+            try await Task.sleep(for: .milliseconds(200))
+            await first.close()
+
+            let second = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await second.next() == .ready(token: bob.token))
+            #expect(await second.next()?.deliveredMessage?.envelope == kept)
+            #expect(await second.next(timeout: .milliseconds(300)) == nil)
+            await second.close()
+        }
+    }
+
+    @Test func sendingOverTheSocketIsAcceptedOrRefusedByID() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            let socket = try await TestSocket.connect(port: port, headerSession: aliceSession)
+            #expect(await socket.next() == .ready(token: alice.token))
+            let envelope = try seal("over the socket", from: alice, to: bob)
+            try await socket.send(.send(envelope: envelope))
+            guard case .accepted(let id, _, _) = await socket.next() else {
+                Issue.record("no accepted frame")
+                return
+            }
+            #expect(id == envelope.header.messageID)
+
+            let forged = try seal("pretending", from: bob, to: alice)
+            try await socket.send(.send(envelope: forged))
+            guard case .error(let errorID, let code, _) = await socket.next() else {
+                Issue.record("no error frame")
+                return
+            }
+            #expect(errorID == forged.header.messageID)
+            #expect(code == "sender_mismatch")
+            #expect(try await client.mailbox(session: bobSession).map(\.envelope) == [envelope])
+            await socket.close()
+        }
+    }
+
+    @Test func garbageFramesGetAnErrorAndTheRelayKeepsServing() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            let attacker = try await TestSocket.connect(port: port, headerSession: aliceSession)
+            #expect(await attacker.next() == .ready(token: alice.token))
+            for garbage in ["not json", "{}", "{\"type\": \"launch\"}", "{\"type\": \"ack\", \"ids\": [1]}", "[]"] {
+                try await attacker.sendRaw(garbage)
+                guard case .error(_, let code, let message) = await attacker.next() else {
+                    Issue.record("no error frame for \(garbage)")
+                    continue
+                }
+                #expect(code == "invalid_frame")
+                #expect(!message.isEmpty)
+            }
+            let reader = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await reader.next() == .ready(token: bob.token))
+            let envelope = try seal("still working", from: alice, to: bob)
+            try await attacker.send(.send(envelope: envelope))
+            #expect(await reader.next()?.deliveredMessage?.envelope == envelope)
+            await attacker.close()
+            await reader.close()
+        }
+    }
+
+    @Test func aSocketWithoutAValidSessionIsRefusedAndClosed() async throws {
+        try await self.live { _, port, _, _ in
+            let socket = try await TestSocket.connect(port: port)
+            try await socket.send(.auth(session: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"))
+            guard case .error(_, let code, _) = await socket.next() else {
+                Issue.record("no error frame")
+                return
+            }
+            #expect(code == "invalid_session")
+            #expect(await socket.next() == nil)
+            await socket.close()
+        }
+    }
+
+    @Test func aSocketThatNeverAuthenticatesIsClosed() async throws {
+        var configuration = RelayHarness.testConfiguration
+        configuration.authenticationTimeout = .milliseconds(300)
+        try await self.live(configuration: configuration) { _, port, _, _ in
+            let socket = try await TestSocket.connect(port: port)
+            #expect(await socket.next(timeout: .seconds(3)) == nil)
+            await socket.close()
+        }
+    }
+
+    @Test func directoryChangesArriveWhenRequested() async throws {
+        try await self.live { client, port, aliceSession, _ in
+            let socket = try await TestSocket.connect(port: port, headerSession: aliceSession)
+            #expect(await socket.next() == .ready(token: alice.token))
+            try await socket.send(.subscribeDirectory(true))
+            try await Task.sleep(for: .milliseconds(100))
+            try await client.register(TestIdentities.carol)
+            #expect(await socket.next() == .directory(change: "registered", nickname: TestIdentities.carol.nickname))
+            await socket.close()
+        }
+    }
+}
