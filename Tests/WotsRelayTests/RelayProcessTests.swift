@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+import Testing
+import WotsCore
+import WotsCrypto
+import WotsTesting
+
+/// The real binary over real sockets: durability across `kill -9`, clean SIGTERM, two processes on one PostgreSQL.
+@Suite(.serialized) struct RelayProcessTests {
+    let alice = TestIdentities.alice
+    let bob = TestIdentities.bob
+
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wots-relay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    func registerAndLogin(_ user: TestIdentity, on relay: RelayProcess) async throws -> String {
+        let registration = RegistrationRequest(
+            token: user.token,
+            nickname: user.nickname,
+            publicKeys: user.publicKeys,
+            privateRecord: try user.privateRecord(),
+            proof: try user.registrationProof().base64
+        )
+        let (status, _) = try await relay.request("/v1/register", method: "POST", body: try WireCoding.makeEncoder().encode(registration))
+        #expect(status == 201 || status == 409)
+        return try await self.login(user, on: relay)
+    }
+
+    func login(_ user: TestIdentity, on relay: RelayProcess) async throws -> String {
+        let decoder = WireCoding.makeDecoder()
+        let (_, challengeData) = try await relay.request("/v1/auth/challenge", method: "POST")
+        let challenge = try decoder.decode(ChallengeResponse.self, from: challengeData)
+        let signature = try user.identity.signAuthentication(
+            relayID: Array(Data(base64Encoded: challenge.relayID)!),
+            nonce: Array(Data(base64Encoded: challenge.nonce)!),
+            token: user.token
+        )
+        let body = try WireCoding.makeEncoder().encode(SessionRequest(token: user.token, nonce: challenge.nonce, signature: signature.base64))
+        let (status, data) = try await relay.request("/v1/auth/session", method: "POST", body: body)
+        #expect(status == 200)
+        return try decoder.decode(SessionResponse.self, from: data).session
+    }
+
+    @Test func everyAcknowledgedMessageSurvivesKill9AndIsDeliveredOnce() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = "sqlite:\(folder.path)/relay.sqlite"
+        let first = try await RelayProcess.start(database: database, logFile: folder.appendingPathComponent("first.log"))
+        let aliceSession = try await self.registerAndLogin(alice, on: first)
+        _ = try await self.registerAndLogin(bob, on: first)
+
+        let envelopes = try (0..<1_000).map { try seal("message \($0)", from: alice, to: bob) }
+        let accepted = Mutex<Set<UUID>>([])
+        let sender = Task {
+            for envelope in envelopes {
+                guard let (status, _) = try? await first.request(
+                    "/v1/messages",
+                    method: "POST",
+                    session: aliceSession,
+                    body: try WireCoding.makeEncoder().encode(envelope)
+                ) else { return }
+                if status == 202 { _ = accepted.withLock { $0.insert(envelope.header.messageID) } }
+            }
+        }
+        while accepted.withLock({ $0.count }) < 40 { try await Task.sleep(for: .milliseconds(5)) }
+        first.kill9()
+        await sender.value
+        let acknowledged = accepted.withLock { $0 }
+        #expect(acknowledged.count >= 40)
+        #expect(acknowledged.count < envelopes.count, "the relay was killed after the last send, not mid-stream")
+
+        let second = try await RelayProcess.start(database: database, logFile: folder.appendingPathComponent("second.log"))
+        let bobSession = try await self.login(bob, on: second)
+        var delivered: [UUID] = []
+        var after: Int64 = 0
+        while true {
+            let (status, data) = try await second.request("/v1/messages?after=\(after)&limit=500", session: bobSession)
+            #expect(status == 200)
+            let messages = try WireCoding.makeDecoder().decode(MailboxResponse.self, from: data).messages
+            if messages.isEmpty { break }
+            for message in messages {
+                let opened = try message.envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+                delivered.append(opened.messageID)
+                after = message.seq
+            }
+        }
+        #expect(Set(delivered).count == delivered.count, "the relay stored a message twice")
+        #expect(acknowledged.isSubset(of: Set(delivered)), "a message that got 202 was lost")
+        #expect(second.terminate() == 0)
+    }
+
+    @Test func sigtermStopsTheRelayCleanly() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let relay = try await RelayProcess.start(database: "sqlite:\(folder.path)/relay.sqlite", logFile: folder.appendingPathComponent("relay.log"))
+        let (status, _) = try await relay.request("/healthz")
+        #expect(status == 200)
+        #expect(relay.terminate() == 0)
+    }
+
+    @Test func aRecipientOnOneRelayReceivesLiveWhatWasPostedToAnother() async throws {
+        let url = try #require(
+            ProcessInfo.processInfo.environment["WOTS_TEST_POSTGRES_URL"],
+            "WOTS_TEST_POSTGRES_URL is not set: run the tests through scripts/with-postgres.sh (make test)"
+        )
+        let database = try await TemporaryPostgresDatabase.create(baseURL: url)
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nodeA = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("a.log"))
+        let nodeB = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("b.log"))
+        let aliceSession = try await self.registerAndLogin(alice, on: nodeA)
+        _ = try await self.registerAndLogin(bob, on: nodeA)
+        let bobSession = try await self.login(bob, on: nodeB)
+
+        let socket = try await TestSocket.connect(port: nodeB.port, headerSession: bobSession)
+        #expect(await socket.next() == .ready(token: bob.token))
+        let envelope = try seal("across relays", from: alice, to: bob)
+        let start = ContinuousClock.now
+        let (status, _) = try await nodeA.request("/v1/messages", method: "POST", session: aliceSession, body: try WireCoding.makeEncoder().encode(envelope))
+        #expect(status == 202)
+        let frame = await socket.next(timeout: .seconds(1))
+        #expect(frame?.deliveredMessage?.envelope == envelope)
+        #expect(ContinuousClock.now - start < .seconds(1))
+        await socket.close()
+        #expect(nodeA.terminate() == 0)
+        #expect(nodeB.terminate() == 0)
+        try await database.drop()
+    }
+}
