@@ -16,6 +16,9 @@ step "independent envelope check (Python cryptography, SECURITY.md only)"
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography
 python3 scripts/check_envelope_vector.py
 
+step "live relay against schema/openapi.yaml (schemathesis; any 5xx fails)"
+bash scripts/openapi-check.sh
+
 if [ -f scripts/e2e.sh ]; then
   step "end to end: wots and wots-relay binaries on SQLite and PostgreSQL"
   bash scripts/e2e.sh

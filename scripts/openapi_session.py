@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Registers a fresh user on a relay and prints a bearer session, using only SECURITY.md's byte layouts.
+
+Used by scripts/openapi-check.sh so schemathesis can reach the authenticated routes. Also an independent check of
+the registration-proof and authentication layouts: a relay that disagreed with SECURITY.md would refuse them.
+"""
+import base64
+import hashlib
+import json
+import os
+import secrets
+import struct
+import sys
+import urllib.request
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+
+def post(base, path, body):
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read())
+
+
+def spki(key):
+    return key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def pss_sign(key, message):
+    return key.sign(message, padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32), hashes.SHA256())
+
+
+def u16(data):
+    return struct.pack(">H", len(data)) + data
+
+
+def main():
+    base = sys.argv[1]
+    signing = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    encryption = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    token_bytes = secrets.token_bytes(16)
+    token = base64.b32encode(token_bytes).decode().lower().rstrip("=")
+    nickname = "probe-" + secrets.token_hex(4)
+    signing_der, encryption_der = spki(signing), spki(encryption)
+    proof = pss_sign(signing, b"wots-register-v1\x00" + token_bytes + u16(nickname.encode()) + u16(signing_der)
+                     + u16(encryption_der))
+    b64 = lambda data: base64.b64encode(data).decode()
+    post(base, "/v1/register", {
+        "token": token, "nickname": nickname,
+        "publicKeys": {"signing": b64(signing_der), "encryption": b64(encryption_der)},
+        "privateRecord": {
+            "token": token,
+            "keyDerivation": {"salt": b64(os.urandom(16)), "n": 1024, "r": 8, "p": 1},
+            "sealedPrivateKeys": b64(os.urandom(64)),
+            "secretVerifier": b64(hashlib.sha256(os.urandom(32)).digest()),
+        },
+        "proof": b64(proof),
+    })
+    challenge = post(base, "/v1/auth/challenge", {})
+    relay_id, nonce = base64.b64decode(challenge["relayID"]), base64.b64decode(challenge["nonce"])
+    signature = pss_sign(signing, b"wots-auth-v1\x00" + u16(relay_id) + u16(nonce) + token_bytes)
+    session = post(base, "/v1/auth/session", {"token": token, "nonce": challenge["nonce"], "signature": b64(signature)})
+    print(session["session"])
+
+
+if __name__ == "__main__":
+    main()
