@@ -15,7 +15,6 @@ public final class RelayMetrics: Sendable {
     let messagesAcknowledged: CoreMetrics.Counter
     let registrations: CoreMetrics.Counter
     let openConnections: Meter
-    let mailboxDepth: Recorder
 
     public init() {
         self.registry = PrometheusCollectorRegistry()
@@ -25,7 +24,6 @@ public final class RelayMetrics: Sendable {
         self.messagesAcknowledged = CoreMetrics.Counter(label: "wots_messages_acknowledged_total", factory: self.factory)
         self.registrations = CoreMetrics.Counter(label: "wots_registrations_total", factory: self.factory)
         self.openConnections = Meter(label: "wots_websocket_connections", factory: self.factory)
-        self.mailboxDepth = Recorder(label: "wots_mailbox_depth", factory: self.factory)
     }
 
     func countRequest(route: String, status: Int) {
