@@ -1,6 +1,6 @@
 public import Foundation
-public import WotsCore
 import Synchronization
+public import WotsCore
 
 /// An `AuthenticationRepository` held in memory, for tests and a single relay process.
 public final class InMemoryAuthenticationRepository: AuthenticationRepository {

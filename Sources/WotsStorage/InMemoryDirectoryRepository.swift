@@ -1,5 +1,5 @@
-public import WotsCore
 import Synchronization
+public import WotsCore
 
 /// A `DirectoryRepository` held in memory, for tests and throwaway relays. Honours the same contract as the
 /// database backends: case-insensitive nicknames, tombstones, keyset pages of at most 100.

@@ -1,6 +1,6 @@
 public import Foundation
-public import WotsCore
 import Synchronization
+public import WotsCore
 
 /// A `MailboxRepository` held in memory, for tests and throwaway relays. Nothing survives the process.
 public final class InMemoryMailboxRepository: MailboxRepository {

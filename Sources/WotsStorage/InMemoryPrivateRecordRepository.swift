@@ -1,5 +1,5 @@
-public import WotsCore
 import Synchronization
+public import WotsCore
 
 /// A `PrivateRecordRepository` held in memory, for tests and throwaway relays.
 public final class InMemoryPrivateRecordRepository: PrivateRecordRepository {

@@ -15,7 +15,8 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     public func relayID(storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
         try await self.database.write("storing the relay id") { db in
             try db.execute(
-                sql: "INSERT INTO relay_identity (singleton, relay_id) VALUES (1, ?) ON CONFLICT (singleton) DO NOTHING",
+                sql:
+                    "INSERT INTO relay_identity (singleton, relay_id) VALUES (1, ?) ON CONFLICT (singleton) DO NOTHING",
                 arguments: [Data(candidate)]
             )
             guard let stored = try Data.fetchOne(db, sql: "SELECT relay_id FROM relay_identity WHERE singleton = 1")

@@ -25,7 +25,10 @@ extension SQLiteDatabase {
         let migrations = try files.filter { $0.pathExtension == "sql" }.map { file in
             let name = file.deletingPathExtension().lastPathComponent
             guard let version = name.split(separator: "_").first.flatMap({ Int($0) }) else {
-                throw StorageError(.unavailable, "migration file \(file.lastPathComponent) does not start with a number")
+                throw StorageError(
+                    .unavailable,
+                    "migration file \(file.lastPathComponent) does not start with a number"
+                )
             }
             let sql: String
             do {
@@ -36,7 +39,10 @@ extension SQLiteDatabase {
             return Migration(version: version, name: name, sql: sql)
         }.sorted { $0.version < $1.version }
         for (previous, next) in zip(migrations, migrations.dropFirst()) where previous.version == next.version {
-            throw StorageError(.unavailable, "migrations \(previous.name) and \(next.name) share version \(next.version)")
+            throw StorageError(
+                .unavailable,
+                "migrations \(previous.name) and \(next.name) share version \(next.version)"
+            )
         }
         return migrations
     }

@@ -1,6 +1,7 @@
-public import Foundation
+import Foundation
 import GRDB
 public import Logging
+import WotsStorage
 
 /// One SQLite database file shared by the SQLite repositories: a WAL-mode connection pool (one writer, concurrent
 /// readers) with the `schema/sqlite` migrations applied.
@@ -44,19 +45,21 @@ public final class SQLiteDatabase: Sendable {
                 attributes: [.posixPermissions: 0o700]
             )
         } catch {
-            throw StorageError(.unavailable, "cannot create the database folder \(folder): \(error.localizedDescription)")
+            throw StorageError(
+                .unavailable,
+                "cannot create the database folder \(folder): \(error.localizedDescription)"
+            )
         }
         var grdb = GRDB.Configuration()
         grdb.foreignKeysEnabled = true
         let timeout = configuration.busyTimeout.components
         grdb.busyMode = .timeout(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
         grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
-        grdb.prepareDatabase { db in
-            // FULL makes each WAL commit fsync before returning, so an acknowledged write is durable.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             self.pool = try DatabasePool(path: path, configuration: grdb)
+            // FULL makes each WAL commit fsync before returning, so an acknowledged write survives power loss.
+            // Set on the pool's one writer connection after opening: turning WAL on sets it back to NORMAL.
+            try await self.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw SQLiteDatabase.storageError(error, while: "opening \(path)")
         }

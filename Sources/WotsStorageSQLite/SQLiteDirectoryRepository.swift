@@ -81,7 +81,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         }
     }
 
-    public func page(limit: PageLimit, after cursor: Cursor?) async throws -> Page<DirectoryEntry> {
+    public func page(limit: PageLimit, after cursor: WotsCore.Cursor?) async throws -> Page<DirectoryEntry> {
         try await self.database.read("reading a directory page") { db in
             // One row more than asked says whether another page follows. The empty string sorts before every nickname.
             let rows = try Row.fetchAll(
@@ -96,7 +96,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 arguments: [cursor?.lastNickname.value ?? "", limit.value + 1]
             )
             let entries = try rows.prefix(limit.value).map(Self.entry(from:))
-            let next = rows.count > limit.value ? entries.last.map { Cursor(after: $0.nickname) } : nil
+            let next = rows.count > limit.value ? entries.last.map { WotsCore.Cursor(after: $0.nickname) } : nil
             return Page(entries: entries, next: next)
         }
     }

@@ -107,7 +107,10 @@ public struct SQLiteMailboxRepository: MailboxRepository {
 
     public func deleteMailbox(of recipient: Token) async throws {
         try await self.database.write("deleting a mailbox") { db in
-            try db.execute(sql: "DELETE FROM mailbox_messages WHERE recipient = ?", arguments: [recipient.databaseBytes])
+            try db.execute(
+                sql: "DELETE FROM mailbox_messages WHERE recipient = ?",
+                arguments: [recipient.databaseBytes]
+            )
             // The counter row stays, so the recipient's sequence numbers are never handed out again.
             try db.execute(
                 sql: "UPDATE mailbox_counters SET depth = 0 WHERE recipient = ?",
@@ -126,7 +129,9 @@ public struct SQLiteMailboxRepository: MailboxRepository {
                 arguments: [cutoff]
             )
             let removed = Dictionary(recipients.map { ($0, 1) }, uniquingKeysWith: +)
-            let update = try db.cachedStatement(sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?")
+            let update = try db.cachedStatement(
+                sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?"
+            )
             for (recipient, count) in removed {
                 try update.execute(arguments: [count, recipient])
             }

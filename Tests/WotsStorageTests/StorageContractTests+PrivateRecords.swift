@@ -7,7 +7,9 @@ extension StorageContractTests {
     func privateRecordsAreCreatedReplacedReadAndDeleted(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
             let withPreset = TestValues.record(avatar: .preset(.rooster))
-            let withImage = TestValues.record(avatar: .image([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]))
+            let withImage = TestValues.record(
+                avatar: .image([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
+            )
             let withoutAvatar = TestValues.record(avatar: nil)
             for record in [withPreset, withImage, withoutAvatar] {
                 try await backend.privateRecords.create(record)

@@ -1,5 +1,7 @@
 -- Wots on SQLite, version 1: directory, private records, mailboxes, relay authentication.
--- Applied once by SQLiteDatabase and recorded in schema_migrations; IF NOT EXISTS keeps a rerun harmless.
+-- The file lives in Sources/WotsStorageSQLite/Migrations; schema/sqlite links to it (SwiftPM copies a symlinked
+-- resource folder as a dangling link). Applied once by SQLiteDatabase and recorded in schema_migrations;
+-- IF NOT EXISTS keeps a rerun harmless.
 -- Times are milliseconds since 1970-01-01T00:00:00Z; tokens are their 16 raw bytes.
 
 -- The public directory. A deleted account keeps its row with deleted_at_ms set (a tombstone), so the

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import WotsCore
+import WotsStorage
+
+@testable import WotsStorageSQLite
+
+/// What only the SQLite backend promises: a file that keeps its data, migrations from `schema/sqlite`, group commit.
+@Suite("SQLite database")
+struct SQLiteDatabaseTests {
+    /// Runs `body` with an empty temporary folder that is removed afterwards.
+    private func withFolder(_ body: (URL) async throws -> Void) async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await body(folder)
+    }
+
+    @Test func dataSurvivesClosingAndReopeningTheFile() async throws {
+        try await withFolder { folder in
+            let path = folder.appendingPathComponent("nested/wots.sqlite").path
+            let alice = TestValues.entry("alice")
+            let record = TestValues.record(alice.token)
+            let envelope = TestValues.envelope(from: TestValues.token(), to: alice.token)
+
+            let first = try await SQLiteDatabase(path: path)
+            try await SQLiteDirectoryRepository(database: first).create(alice)
+            try await SQLitePrivateRecordRepository(database: first).create(record)
+            let receipt = try await SQLiteMailboxRepository(database: first).append(
+                envelope,
+                receivedAt: TestValues.time(),
+                mailboxCapacity: 10
+            )
+            let relayID = try await SQLiteAuthenticationRepository(database: first).relayID(storingIfAbsent: [1, 2, 3])
+            try first.close()
+
+            let second = try await SQLiteDatabase(path: path)
+            expectSame(try await SQLiteDirectoryRepository(database: second).entry(nickname: alice.nickname), alice)
+            #expect(try await SQLitePrivateRecordRepository(database: second).record(for: alice.token) == record)
+            let mailboxes = SQLiteMailboxRepository(database: second)
+            let messages = try await mailboxes.messages(for: alice.token, after: 0, limit: 10)
+            #expect(messages.map(\.envelope) == [envelope])
+            #expect(messages.map(\.sequence) == [receipt.sequence])
+            let next = try await mailboxes.append(
+                TestValues.envelope(from: TestValues.token(), to: alice.token),
+                receivedAt: TestValues.time(),
+                mailboxCapacity: 10
+            )
+            #expect(next.sequence == receipt.sequence + 1)
+            #expect(try await SQLiteAuthenticationRepository(database: second).relayID(storingIfAbsent: [9]) == relayID)
+            try second.close()
+        }
+    }
+
+    @Test func runningTheMigrationsTwiceIsHarmless() async throws {
+        try await withFolder { folder in
+            let path = folder.appendingPathComponent("wots.sqlite").path
+            let first = try await SQLiteDatabase(path: path)
+            let alice = TestValues.entry("alice")
+            try await SQLiteDirectoryRepository(database: first).create(alice)
+            try await first.migrate()
+            // Even the SQL itself, replayed without its record, changes nothing.
+            try await first.migrate(
+                to: SQLiteDatabase.bundledMigrations().map { migration in
+                    var replay = migration
+                    replay.version += 1_000
+                    return replay
+                }
+            )
+            try first.close()
+
+            let second = try await SQLiteDatabase(path: path)
+            let versions = try await second.appliedMigrationVersions()
+            let bundled = try SQLiteDatabase.bundledMigrations().map(\.version)
+            #expect(versions == bundled + bundled.map { $0 + 1_000 })
+            expectSame(try await SQLiteDirectoryRepository(database: second).entry(token: alice.token), alice)
+            try second.close()
+        }
+    }
+
+    @Test func theBundledMigrationsAreTheFilesInSchemaSQLite() throws {
+        let schema = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("schema/sqlite")
+        let files = try FileManager.default.contentsOfDirectory(atPath: schema.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
+        let bundled = try SQLiteDatabase.bundledMigrations()
+        #expect(!bundled.isEmpty)
+        #expect(bundled.map { $0.name + ".sql" } == files)
+        for migration in bundled {
+            let source = try String(contentsOf: schema.appendingPathComponent(migration.name + ".sql"), encoding: .utf8)
+            #expect(migration.sql == source, "\(migration.name) in the bundle differs from schema/sqlite")
+        }
+        #expect(bundled.map(\.version) == Array(1...bundled.count))
+    }
+
+    @Test func theDatabaseRunsInWALModeWithFullSynchronousWritesAndForeignKeys() async throws {
+        try await withFolder { folder in
+            let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
+            let settings = try await database.write("reading pragmas") { db in
+                (
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                    try Int.fetchOne(db, sql: "PRAGMA synchronous"),
+                    try Int.fetchOne(db, sql: "PRAGMA foreign_keys")
+                )
+            }
+            #expect(settings.0 == "wal")
+            #expect(settings.1 == 2)  // FULL
+            #expect(settings.2 == 1)
+            try await database.ping()
+            try database.close()
+            await expectStorageError(.unavailable) { try await database.ping() }
+        }
+    }
+
+    @Test func directoryPagesWalkTheLiveNicknameIndex() async throws {
+        try await withFolder { folder in
+            let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
+            let plan = try await database.read("explaining the page query") { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        EXPLAIN QUERY PLAN
+                        SELECT token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                        FROM directory_entries
+                        WHERE deleted_at_ms IS NULL AND nickname > ?
+                        ORDER BY nickname
+                        LIMIT ?
+                        """,
+                    arguments: ["m", 101]
+                ).map { $0["detail"] as String }
+            }
+            #expect(
+                plan.contains { $0.contains("USING INDEX directory_entries_live_nickname (nickname>?)") },
+                "\(plan)"
+            )
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+            try database.close()
+        }
+    }
+
+    @Test func concurrentAppendsShareTransactions() async throws {
+        let commits = CommitLog()
+        let queue = MailboxAppendQueue { requests in
+            commits.sizes.withLock { $0.append(requests.count) }
+            try await Task.sleep(for: .milliseconds(20))
+            return requests.enumerated().map { index, request in
+                .success(MailboxReceipt(sequence: Int64(index + 1), receivedAt: request.receivedAt))
+            }
+        }
+        let recipient = TestValues.token()
+        try await withThrowingTaskGroup(of: MailboxReceipt.self) { group in
+            for _ in 0..<100 {
+                let envelope = TestValues.envelope(from: TestValues.token(), to: recipient)
+                group.addTask {
+                    try await queue.append(
+                        .init(envelope: envelope, receivedAt: TestValues.time(), mailboxCapacity: 10)
+                    )
+                }
+            }
+            try await group.waitForAll()
+        }
+        let sizes = commits.sizes.withLock { $0 }
+        #expect(sizes.reduce(0, +) == 100)
+        #expect(sizes.count < 100, "every append committed alone: \(sizes)")
+    }
+
+    @Test func aFailedGroupCommitFailsEveryAppendInIt() async throws {
+        let queue = MailboxAppendQueue { _ in throw StorageError(.unavailable, "disk on fire") }
+        await expectStorageError(.unavailable) {
+            _ = try await queue.append(
+                .init(
+                    envelope: TestValues.envelope(from: TestValues.token(), to: TestValues.token()),
+                    receivedAt: TestValues.time(),
+                    mailboxCapacity: 10
+                )
+            )
+        }
+    }
+}
+
+/// How many requests each commit held.
+private final class CommitLog: Sendable {
+    let sizes = Mutex<[Int]>([])
+}
