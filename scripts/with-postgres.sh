@@ -89,8 +89,14 @@ as_postgres "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U postgres wots_test
 export WOTS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/wots_test"
 echo "with-postgres: PostgreSQL on 127.0.0.1:$port (log $PG_LOG)" >&2
 
+# In the background, so a TERM or INT (from `timeout`, CI, Ctrl-C) is passed on at once instead of waiting for the
+# command to end; `<&0` keeps its standard input.
+"$@" <&0 &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 143' TERM
+trap 'kill -INT "$child" 2>/dev/null; wait "$child"; exit 130' INT
 set +e
-"$@"
+wait "$child"
 status=$?
 set -e
 exit "$status"

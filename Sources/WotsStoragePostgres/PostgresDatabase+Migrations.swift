@@ -66,16 +66,19 @@ struct Migration: Sendable {
     var statements: [String]
 
     /// The migrations bundled with this module, in version order.
+    ///
+    /// `Migrations` links to `schema/postgres`; with a `.process` resource rule its files sit at the top of the bundle,
+    /// with `.copy` in a `Migrations` folder. Both are looked for.
     static func bundled() throws -> [Migration] {
-        guard let directory = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
-            throw StorageError(.corrupted, "the PostgreSQL migrations are missing from the WotsStoragePostgres bundle")
+        guard let resources = Bundle.module.resourceURL else {
+            throw StorageError(.corrupted, "the WotsStoragePostgres resource bundle is missing")
         }
-        let files: [URL]
-        do {
-            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        let files = [resources.appendingPathComponent("Migrations"), resources].flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
                 .filter { $0.pathExtension == "sql" }
-        } catch {
-            throw StorageError(.corrupted, "the PostgreSQL migrations folder \(directory.path) cannot be read")
+        }
+        guard !files.isEmpty else {
+            throw StorageError(.corrupted, "no PostgreSQL migrations (*.sql) were found in \(resources.path)")
         }
         var migrations: [Migration] = []
         for file in files {

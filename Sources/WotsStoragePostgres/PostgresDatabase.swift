@@ -15,7 +15,7 @@ public final class PostgresDatabase: Service, Sendable {
     /// skip its own notifications.
     public let nodeID: String
 
-    package let client: PostgresClient
+    let client: PostgresClient
     let logger: Logger
     /// Passed to per-query logging: queries and their bound values stay out of the logs.
     let queryLogger: Logger
@@ -75,6 +75,7 @@ public final class PostgresDatabase: Service, Sendable {
 
 extension PostgresDatabase {
     /// Runs `body`, turning PostgreSQL errors into `StorageError`s.
+    @discardableResult
     func withErrorMapping<Result>(
         _ operation: String,
         uniqueViolations: [String: StorageError] = [:],
@@ -91,6 +92,7 @@ extension PostgresDatabase {
     ///
     /// Deadlocks and serialization failures are retried, and so are unique violations whose constraint is in
     /// `retryingOn` (a race another transaction won: running again sees its row).
+    @discardableResult
     func transaction<Result: Sendable>(
         _ operation: String,
         uniqueViolations: [String: StorageError] = [:],

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import PostgresNIO
 public import ServiceLifecycle
 import Synchronization
