@@ -11,7 +11,10 @@ enum AESGCM {
         precondition(key.count == keySize && nonce.count == nonceSize, "AES-256-GCM key or nonce of the wrong size")
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        try check(EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil), "EVP_EncryptInit_ex(aes-256-gcm)")
+        try check(
+            EVP_EncryptInit_ex(context, Algorithms.aes256GCM.pointer, nil, nil, nil),
+            "EVP_EncryptInit_ex(aes-256-gcm)"
+        )
         try check(
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceSize), nil),
             "EVP_CIPHER_CTX_ctrl(GCM_SET_IVLEN)"
@@ -52,7 +55,10 @@ enum AESGCM {
         guard key.count == keySize, nonce.count == nonceSize, sealed.count >= tagSize else { throw failure() }
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        try check(EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil), "EVP_DecryptInit_ex(aes-256-gcm)")
+        try check(
+            EVP_DecryptInit_ex(context, Algorithms.aes256GCM.pointer, nil, nil, nil),
+            "EVP_DecryptInit_ex(aes-256-gcm)"
+        )
         try check(
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceSize), nil),
             "EVP_CIPHER_CTX_ctrl(GCM_SET_IVLEN)"

@@ -17,7 +17,7 @@ extension Envelope {
     /// - Throws: `CryptoError.invalidKey` for unusable recipient keys, `.library` if OpenSSL fails.
     public static func seal(
         plaintext: [UInt8],
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         sentAt: Date = Date(),
         from sender: Token,
         identity: IdentityKeys,
@@ -34,9 +34,12 @@ extension Envelope {
             recipientFingerprint: recipientParsed.fingerprint,
             sentAtMilliseconds: milliseconds < 1.8e19 ? UInt64(milliseconds) : UInt64.max
         )
-        var contentKey = SecureRandom.bytes(AESGCM.keySize)
+        // One draw for key and nonce: each RAND_bytes call costs a few microseconds of DRBG bookkeeping.
+        var random = SecureRandom.bytes(AESGCM.keySize + AESGCM.nonceSize)
+        var contentKey = Array(random[..<AESGCM.keySize])
+        let nonce = Array(random[AESGCM.keySize...])
+        cleanse(&random)
         defer { cleanse(&contentKey) }
-        let nonce = SecureRandom.bytes(AESGCM.nonceSize)
         var padded = MessagePadding.pad(plaintext)
         defer { cleanse(&padded) }
         let ciphertext = try AESGCM.seal(padded, key: contentKey, nonce: nonce, aad: header.encoded)
@@ -44,6 +47,19 @@ extension Envelope {
         var envelope = Envelope(header: header, wrappedKey: wrappedKey, nonce: nonce, ciphertext: ciphertext, signature: [])
         envelope.signature = try identity.signing.signPSS(envelope.signedBytes)
         return envelope
+    }
+
+    /// A fresh random (version 4) UUID from OpenSSL's CSPRNG, the default message id.
+    ///
+    /// Cheaper than `UUID()`, which opens `/dev/urandom` on every call on Linux.
+    public static func newMessageID() -> UUID {
+        var bytes = SecureRandom.bytes(16)
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+        return UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
     }
 
     /// Checks who the envelope is for and who made it, verifies the signature, then decrypts.

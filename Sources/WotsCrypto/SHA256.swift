@@ -6,13 +6,13 @@ public enum SHA256 {
 
     /// The 32-byte SHA-256 digest of `bytes`.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
-        Digest.compute(bytes, algorithm: EVP_sha256(), size: Self.byteCount)
+        Digest.compute(bytes, algorithm: Algorithms.sha256.pointer, size: Self.byteCount)
     }
 }
 
 /// Whole-message digests for the few places that need another algorithm (the safety number uses SHA-512).
 enum Digest {
-    static func sha512(_ bytes: [UInt8]) -> [UInt8] { compute(bytes, algorithm: EVP_sha512(), size: 64) }
+    static func sha512(_ bytes: [UInt8]) -> [UInt8] { compute(bytes, algorithm: Algorithms.sha512.pointer, size: 64) }
 
     static func compute(_ bytes: [UInt8], algorithm: OpaquePointer?, size: Int) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: size)
@@ -34,6 +34,13 @@ public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
     guard !lhs.isEmpty else { return true }
     return lhs.withUnsafeBytes { left in
         rhs.withUnsafeBytes { right in CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0 }
+    }
+}
+
+/// Overwrites a buffer that held key material (`OPENSSL_cleanse`), so the compiler cannot skip it.
+func cleanse(_ bytes: inout [CChar]) {
+    bytes.withUnsafeMutableBytes { buffer in
+        if let base = buffer.baseAddress { OPENSSL_cleanse(base, buffer.count) }
     }
 }
 

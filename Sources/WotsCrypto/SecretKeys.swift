@@ -23,15 +23,15 @@ public struct SecretKeys: Sendable, CustomStringConvertible {
     ///   2^20, r 1–32, p 1–4, at most 256 MiB), `.library` if OpenSSL fails.
     public static func derive(secret: String, parameters: KeyDerivationParameters) throws -> SecretKeys {
         try Self.validate(parameters)
-        var password = Array(secret.precomposedStringWithCanonicalMapping.utf8)
+        var password = secret.precomposedStringWithCanonicalMapping.utf8.map { CChar(bitPattern: $0) }
         defer { cleanse(&password) }
         var output = [UInt8](repeating: 0, count: 64)
         defer { cleanse(&output) }
-        let result = password.withUnsafeBytes { passwordBuffer in
+        let result = password.withUnsafeBufferPointer { passwordBuffer in
             parameters.salt.withUnsafeBufferPointer { salt in
                 output.withUnsafeMutableBufferPointer { out in
                     EVP_PBE_scrypt(
-                        passwordBuffer.baseAddress?.assumingMemoryBound(to: CChar.self) ?? "",
+                        passwordBuffer.baseAddress,
                         passwordBuffer.count,
                         salt.baseAddress,
                         salt.count,

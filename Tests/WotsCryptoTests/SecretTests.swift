@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import WotsCore
+import WotsCrypto
+import WotsTesting
+
+@Suite struct SecretTests {
+    let alice = TestIdentities.alice
+    let parameters = KeyDerivationParameters(salt: [UInt8](repeating: 7, count: 16), n: 1024, r: 8, p: 1)
+
+    @Test func sameSecretAndParametersDeriveTheSameKeys() throws {
+        let first = try SecretKeys.derive(secret: "correct horse", parameters: parameters)
+        let second = try SecretKeys.derive(secret: "correct horse", parameters: parameters)
+        #expect(first.encryptionKey == second.encryptionKey)
+        #expect(first.authenticationKey == second.authenticationKey)
+        #expect(first.encryptionKey.count == 32 && first.authenticationKey.count == 32)
+    }
+
+    @Test func derivedKeysAreIndependentOfEachOther() throws {
+        let keys = try SecretKeys.derive(secret: "correct horse", parameters: parameters)
+        #expect(keys.encryptionKey != keys.authenticationKey)
+        #expect(keys.secretVerifier != keys.authenticationKey)
+        #expect(keys.secretVerifier.count == 32)
+        #expect(keys.secretVerifier == SHA256.hash(Array("wots-secret-verifier-v1\0".utf8) + keys.authenticationKey))
+    }
+
+    @Test func derivationIsScryptAsSpecified() throws {
+        // Expected bytes from Python: hashlib.scrypt(b"password", salt=b"NaClNaClNaClNaCl", n=1024, r=8, p=1, dklen=64).
+        // (RFC 7914's own vectors use a 4-byte salt or p = 16, both outside the bounds this API accepts.)
+        let keys = try SecretKeys.derive(
+            secret: "password",
+            parameters: KeyDerivationParameters(salt: Array("NaClNaClNaClNaCl".utf8), n: 1024, r: 8, p: 1))
+        #expect(
+            keys.encryptionKey + keys.authenticationKey
+                == hex(
+                    "02e8215bd3907488dbf18ed6df21995c4e445f9f22d1c8925d9c6d129589bdd5"
+                        + "27e7565d581aa805b62305565a4bdf808a806931b796482d52d222e4e4265121"
+                ))
+    }
+
+    @Test func anotherSecretSaltOrCostDerivesOtherKeys() throws {
+        let base = try SecretKeys.derive(secret: "correct horse", parameters: parameters)
+        var otherSalt = parameters
+        otherSalt.salt[0] ^= 1
+        var otherCost = parameters
+        otherCost.n = 2048
+        for keys in [
+            try SecretKeys.derive(secret: "correct horsf", parameters: parameters),
+            try SecretKeys.derive(secret: "correct horse", parameters: otherSalt),
+            try SecretKeys.derive(secret: "correct horse", parameters: otherCost),
+        ] {
+            #expect(keys.encryptionKey != base.encryptionKey)
+            #expect(keys.authenticationKey != base.authenticationKey)
+        }
+    }
+
+    @Test func canonicallyEquivalentSecretsDeriveTheSameKeys() throws {
+        let composed = try SecretKeys.derive(secret: "caf\u{E9}", parameters: parameters)
+        let decomposed = try SecretKeys.derive(secret: "cafe\u{301}", parameters: parameters)
+        #expect(composed.encryptionKey == decomposed.encryptionKey)
+    }
+
+    @Test(arguments: [
+        KeyDerivationParameters(salt: [1, 2, 3], n: 1024, r: 8, p: 1),
+        KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 1000, r: 8, p: 1),
+        KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 0, r: 8, p: 1),
+        KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 1 << 40, r: 8, p: 1),
+        KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 1 << 20, r: 32, p: 1),
+        KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 1024, r: 0, p: 1),
+        KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 1024, r: 8, p: 1_000),
+    ])
+    func hostileOrBrokenParametersAreRefused(_ parameters: KeyDerivationParameters) {
+        #expect(throws: CryptoError(.malformed, "")) { try SecretKeys.derive(secret: "x", parameters: parameters) }
+    }
+
+    @Test func randomParametersHaveAFreshSaltAndTheDefaultCost() {
+        let first = KeyDerivationParameters.random()
+        #expect(first.salt.count == 16)
+        #expect(first.salt != KeyDerivationParameters.random().salt)
+        #expect(first.n == 1 << 15 && first.r == 8 && first.p == 1)
+    }
+
+    @Test func secretKeysDoNotDescribeTheirBytes() throws {
+        let keys = try SecretKeys.derive(secret: "correct horse", parameters: parameters)
+        #expect(keys.description == "SecretKeys(2 × 256 bits)")
+    }
+
+    // MARK: - Private record
+
+    @Test func privateRecordOpensWithTheRightSecret() throws {
+        let record = try alice.privateRecord(avatar: .preset(.tiger))
+        let opened = try record.openIdentity(secret: alice.secret)
+        #expect(opened.publicKeys == alice.publicKeys)
+        #expect(record.token == alice.token)
+        #expect(record.avatar == .preset(.tiger))
+        let keys = try SecretKeys.derive(secret: alice.secret, parameters: record.keyDerivation)
+        #expect(record.verifies(authenticationKey: keys.authenticationKey))
+        #expect(record.secretVerifier == keys.secretVerifier)
+    }
+
+    @Test func privateRecordRefusesAWrongSecret() throws {
+        let record = try alice.privateRecord()
+        #expect(throws: CryptoError(.wrongSecret, "")) { try record.openIdentity(secret: "not alice's secret") }
+        let wrong = try SecretKeys.derive(secret: "not alice's secret", parameters: record.keyDerivation)
+        #expect(!record.verifies(authenticationKey: wrong.authenticationKey))
+        #expect(!record.verifies(authenticationKey: []))
+    }
+
+    @Test func privateRecordSurvivesJSON() throws {
+        let record = try alice.privateRecord()
+        let decoded = try JSONDecoder().decode(PrivateRecord.self, from: try JSONEncoder().encode(record))
+        #expect(try decoded.openIdentity(secret: alice.secret).fingerprint == alice.fingerprint)
+    }
+
+    @Test func sealedKeysMovedToAnotherAccountDoNotOpen() throws {
+        let keys = try SecretKeys.derive(secret: alice.secret, parameters: parameters)
+        let sealed = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys)
+        #expect(try sealed.open(token: alice.token, keys: keys).fingerprint == alice.fingerprint)
+        #expect(throws: CryptoError(.wrongSecret, "")) { try sealed.open(token: TestIdentities.bob.token, keys: keys) }
+    }
+
+    @Test func sealedKeysWithTheRightVerifierButAChangedBlobDoNotOpen() throws {
+        var record = try alice.privateRecord()
+        record.sealedPrivateKeys[40] ^= 0x01
+        #expect(throws: CryptoError(.wrongSecret, "")) { try record.openIdentity(secret: alice.secret) }
+    }
+
+    @Test func truncatedOrGarbageSealedKeysAreRefused() throws {
+        let keys = try SecretKeys.derive(secret: alice.secret, parameters: parameters)
+        let sealed = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys).bytes
+        for length in [0, 1, 12, 28, 29, 100, sealed.count - 1] {
+            #expect(throws: CryptoError.self) {
+                try SealedPrivateKeys(bytes: Array(sealed[..<length])).open(token: alice.token, keys: keys)
+            }
+        }
+        #expect(throws: CryptoError(.unsupportedVersion, "")) {
+            try SealedPrivateKeys(bytes: [2] + sealed.dropFirst()).open(token: alice.token, keys: keys)
+        }
+        #expect(throws: CryptoError(.wrongSecret, "")) {
+            try SealedPrivateKeys(bytes: [1] + SecureRandom.bytes(3_000)).open(token: alice.token, keys: keys)
+        }
+    }
+
+    @Test func sealingTwiceGivesDifferentBlobs() throws {
+        let keys = try SecretKeys.derive(secret: alice.secret, parameters: parameters)
+        let first = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys)
+        let second = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys)
+        #expect(first != second)
+    }
+}
