@@ -12,6 +12,9 @@ import WotsStorage
 /// One authenticated WebSocket on `/v1/stream`: queued then live messages out, acks and sends in.
 struct StreamSession: Sendable {
     static let deliveryBatch = 100
+    /// How often a connected socket re-reads its mailbox without being woken, so a lost cross-process
+    /// notification only delays delivery.
+    static let resyncInterval: Duration = .seconds(15)
 
     let authenticator: Authenticator
     let storage: RelayStorage
@@ -40,6 +43,12 @@ struct StreamSession: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await self.deliver(to: token, wakeups: wakeups, outbound: outbound)
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: Self.resyncInterval)
+                    self.hub.wake(token)
+                }
             }
             while let message = try await messages.next() {
                 try await self.handle(message, from: token, outbound: outbound, directoryFeed: directoryFeed)

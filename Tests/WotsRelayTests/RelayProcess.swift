@@ -36,7 +36,7 @@ final class RelayProcess: Sendable {
                              "--registrations-per-minute", "100000"] + extraArguments
         let output = Pipe()
         process.standardOutput = output
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logFile)
         try process.run()
         let deadline = ContinuousClock.now + .seconds(30)

@@ -5,7 +5,7 @@ import WotsCore
 import WotsStorage
 
 /// A store that holds what was saved and can be told to fail or to be slow.
-private actor FlakyStore {
+actor FlakyStore {
     enum Behaviour: Sendable { case works, fails, slow, failsToUndo }
 
     private(set) var items: Set<String> = []
@@ -28,7 +28,7 @@ private actor FlakyStore {
     }
 }
 
-private struct FlakyParticipant: SaveParticipant {
+struct FlakyParticipant: SaveParticipant {
     let store: FlakyStore
     func save(_ item: String) async throws { try await self.store.save(item) }
     func undo(_ item: String) async throws { try await self.store.undo(item) }
