@@ -1,0 +1,1 @@
+print("relay-bench: being written")
