@@ -24,6 +24,13 @@ bench:
 bench-crypto:
 	bash scripts/bench-crypto.sh
 
+bench-storage:
+	bash scripts/bench-storage.sh
+
+## The relay under load beside Prosody, on SQLite and PostgreSQL, and the idle-connection ceiling.
+bench-relay:
+	bash scripts/bench-relay.sh
+
 ## Two users, a relay on a temporary SQLite file, a message each way.
 demo:
 	bash scripts/demo.sh
