@@ -8,7 +8,8 @@ public struct DirectoryEntry: Sendable, Hashable, Codable {
     public var fingerprint: Fingerprint
     public var registeredAt: Date
 
-    public init(token: Token, nickname: Nickname, publicKeys: PublicKeys, fingerprint: Fingerprint, registeredAt: Date) {
+    public init(token: Token, nickname: Nickname, publicKeys: PublicKeys, fingerprint: Fingerprint, registeredAt: Date)
+    {
         self.token = token
         self.nickname = nickname
         self.publicKeys = publicKeys

@@ -26,7 +26,9 @@ public struct Envelope: Sendable, Hashable {
 
     /// Everything but the signature, as laid out in `serialized`.
     private var unsignedBody: [UInt8] {
-        var writer = ByteWriter(capacity: EnvelopeHeader.encodedSize + self.wrappedKey.count + self.ciphertext.count + 32)
+        var writer = ByteWriter(
+            capacity: EnvelopeHeader.encodedSize + self.wrappedKey.count + self.ciphertext.count + 32
+        )
         writer.write(self.header.encoded)
         writer.write(uint16Prefixed: self.wrappedKey)
         writer.write(uint16Prefixed: self.nonce)

@@ -69,10 +69,12 @@ public struct EnvelopeHeader: Sendable, Hashable {
             throw DomainError(.malformedEnvelope, "envelope header is shorter than \(Self.encodedSize) bytes")
         }
         self.version = version
-        self.messageID = UUID(uuid: (
-            id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
-            id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]
-        ))
+        self.messageID = UUID(
+            uuid: (
+                id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
+                id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]
+            )
+        )
         self.sender = try Token(bytes: sender)
         self.senderFingerprint = try Fingerprint(bytes: senderFingerprint)
         self.recipient = try Token(bytes: recipient)

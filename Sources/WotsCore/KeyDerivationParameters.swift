@@ -9,7 +9,12 @@ public struct KeyDerivationParameters: Sendable, Hashable, Codable {
     public var r: UInt32
     public var p: UInt32
 
-    public init(salt: [UInt8], n: UInt64 = Self.defaultCost.n, r: UInt32 = Self.defaultCost.r, p: UInt32 = Self.defaultCost.p) {
+    public init(
+        salt: [UInt8],
+        n: UInt64 = Self.defaultCost.n,
+        r: UInt32 = Self.defaultCost.r,
+        p: UInt32 = Self.defaultCost.p
+    ) {
         self.salt = salt
         self.n = n
         self.r = r

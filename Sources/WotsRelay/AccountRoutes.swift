@@ -21,10 +21,16 @@ struct AccountRoutes: Sendable {
         router.post("/v1/restore") { request, _ in
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: 4_096)
             if let wait = self.restoreLimiter.acquire(body.nickname.value) {
-                throw RelayError.tooManyRequests("rate_limited", "too many restore attempts for \"\(body.nickname)\"; retry in \(wait) s", retryAfter: wait)
+                throw RelayError.tooManyRequests(
+                    "rate_limited",
+                    "too many restore attempts for \"\(body.nickname)\"; retry in \(wait) s",
+                    retryAfter: wait
+                )
             }
             let (entry, record) = try await self.account(nickname: body.nickname)
-            guard let key = Data(base64Encoded: body.authenticationKey).map(Array.init), record.verifies(authenticationKey: key) else {
+            guard let key = Data(base64Encoded: body.authenticationKey).map(Array.init),
+                record.verifies(authenticationKey: key)
+            else {
                 throw RelayError(.forbidden, "wrong_secret", "the secret is wrong for \"\(body.nickname)\"")
             }
             return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
@@ -41,7 +47,11 @@ struct AccountRoutes: Sendable {
         }
         group.post("/keys/rotate") { request, context in
             let token = try context.requireToken()
-            let body = try await JSONBody.decode(RotationRequest.self, from: request, limit: self.configuration.maximumRequestSize)
+            let body = try await JSONBody.decode(
+                RotationRequest.self,
+                from: request,
+                limit: self.configuration.maximumRequestSize
+            )
             return try JSONBody.response(try await self.rotate(token: token, body))
         }
         group.delete("/account") { _, context in
@@ -79,14 +89,25 @@ struct AccountRoutes: Sendable {
         }
         guard let old = Data(base64Encoded: body.oldKeySignature).map(Array.init),
             let new = Data(base64Encoded: body.newKeySignature).map(Array.init),
-            RotationProof(oldKeySignature: old, newKeySignature: new).verify(token: token, oldKeys: current.publicKeys, newKeys: body.publicKeys)
+            RotationProof(oldKeySignature: old, newKeySignature: new).verify(
+                token: token,
+                oldKeys: current.publicKeys,
+                newKeys: body.publicKeys
+            )
         else {
-            throw RelayError.badRequest("bad_proof", "the rotation must be signed by both the current and the new signing key")
+            throw RelayError.badRequest(
+                "bad_proof",
+                "the rotation must be signed by both the current and the new signing key"
+            )
         }
         let previousRecord = try await self.storage.privateRecords.record(for: token)
         try await self.storage.privateRecords.put(body.privateRecord)
         do {
-            let updated = try await self.storage.directory.rotateKeys(token: token, publicKeys: body.publicKeys, fingerprint: body.publicKeys.fingerprint)
+            let updated = try await self.storage.directory.rotateKeys(
+                token: token,
+                publicKeys: body.publicKeys,
+                fingerprint: body.publicKeys.fingerprint
+            )
             self.bus.publish(DirectoryChange(kind: .rotated, nickname: updated.nickname))
             return updated
         } catch {

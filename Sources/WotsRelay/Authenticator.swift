@@ -36,9 +36,18 @@ struct Authenticator: Sendable {
             throw RelayError.unauthorized("unknown_token", "token \(request.token) is not registered")
         }
         let signingKey = try entry.publicKeys.signingKey()
-        guard signingKey.verifyAuthentication(signature: signature, relayID: self.relayID, nonce: nonce, token: request.token)
+        guard
+            signingKey.verifyAuthentication(
+                signature: signature,
+                relayID: self.relayID,
+                nonce: nonce,
+                token: request.token
+            )
         else {
-            throw RelayError.unauthorized("bad_signature", "the challenge signature does not verify with the token's key")
+            throw RelayError.unauthorized(
+                "bad_signature",
+                "the challenge signature does not verify with the token's key"
+            )
         }
         let secret = SecureRandom.bytes(Self.sessionSize)
         let expiresAt = now.addingTimeInterval(self.configuration.sessionLifetime.seconds)

@@ -23,7 +23,8 @@ final class DeliveryHub: Service, Sendable {
             for await arrival in arrivals.cancelOnGracefulShutdown() {
                 self.wake(arrival.recipient)
             }
-        } onGracefulShutdown: {}
+        } onGracefulShutdown: {
+        }
     }
 
     /// A stream that yields whenever `token` may have new mail; it ends when the returned handle is cancelled.

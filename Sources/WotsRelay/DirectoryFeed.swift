@@ -13,7 +13,10 @@ final class DirectoryFeed: Sendable {
         let changes = self.bus.subscribe(to: DirectoryChange.self)
         let forwarder = Task {
             for await change in changes {
-                try? await session.send(.directory(change: change.kind.rawValue, nickname: change.nickname), to: outbound)
+                try? await session.send(
+                    .directory(change: change.kind.rawValue, nickname: change.nickname),
+                    to: outbound
+                )
             }
         }
         self.task.withLock { current in

@@ -33,7 +33,10 @@ struct DirectoryRoutes: Sendable {
     static func limit(from text: String?) throws -> PageLimit {
         guard let text else { return .max }
         guard let value = Int(text) else {
-            throw RelayError.badRequest("invalid_limit", "limit \"\(text.prefix(20))\" is not a whole number (1–\(PageLimit.maximum))")
+            throw RelayError.badRequest(
+                "invalid_limit",
+                "limit \"\(text.prefix(20))\" is not a whole number (1–\(PageLimit.maximum))"
+            )
         }
         return try PageLimit(value)
     }

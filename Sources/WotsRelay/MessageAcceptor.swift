@@ -1,6 +1,6 @@
 import CoreMetrics
-import HTTPTypes
 import Foundation
+import HTTPTypes
 import Logging
 import WotsCore
 import WotsCrypto
@@ -19,7 +19,11 @@ struct MessageAcceptor: Sendable {
     func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
         let header = envelope.header
         guard header.sender == sessionToken else {
-            throw RelayError(.forbidden, "sender_mismatch", "the envelope's sender \(header.sender) is not the session's token \(sessionToken)")
+            throw RelayError(
+                .forbidden,
+                "sender_mismatch",
+                "the envelope's sender \(header.sender) is not the session's token \(sessionToken)"
+            )
         }
         let size = envelope.serializedSize
         guard size <= self.configuration.maximumEnvelopeSize else {

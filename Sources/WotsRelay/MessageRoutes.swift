@@ -15,7 +15,11 @@ struct MessageRoutes: Sendable {
     func register(on group: RouterGroup<RelayRequestContext>) {
         group.post("/messages") { request, context in
             let token = try context.requireToken()
-            let envelope = try await JSONBody.decode(Envelope.self, from: request, limit: self.configuration.maximumRequestSize)
+            let envelope = try await JSONBody.decode(
+                Envelope.self,
+                from: request,
+                limit: self.configuration.maximumRequestSize
+            )
             let receipt = try await self.acceptor.accept(envelope, from: token)
             return try JSONBody.response(receipt, status: .accepted)
         }
@@ -23,18 +27,27 @@ struct MessageRoutes: Sendable {
             let token = try context.requireToken()
             let query = request.uri.queryParameters
             let after = try Self.integer(query["after"].map(String.init), name: "after", range: 0...Int64.max) ?? 0
-            let limit = try Self.integer(query["limit"].map(String.init), name: "limit", range: 1...Int64(Self.maximumFetch)) ?? 100
+            let limit =
+                try Self.integer(query["limit"].map(String.init), name: "limit", range: 1...Int64(Self.maximumFetch))
+                ?? 100
             let messages = try await self.storage.mailboxes.messages(for: token, after: after, limit: Int(limit))
             self.metrics.messagesDelivered.increment(by: messages.count)
             return try JSONBody.response(
-                MailboxResponse(messages: messages.map { DeliveredMessage(seq: $0.sequence, receivedAt: $0.receivedAt, envelope: $0.envelope) })
+                MailboxResponse(
+                    messages: messages.map {
+                        DeliveredMessage(seq: $0.sequence, receivedAt: $0.receivedAt, envelope: $0.envelope)
+                    }
+                )
             )
         }
         group.post("/messages/ack") { request, context in
             let token = try context.requireToken()
             let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: 65_536)
             guard body.ids.count <= 1_000 else {
-                throw RelayError.badRequest("too_many_ids", "at most 1,000 ids per acknowledgement, got \(body.ids.count)")
+                throw RelayError.badRequest(
+                    "too_many_ids",
+                    "at most 1,000 ids per acknowledgement, got \(body.ids.count)"
+                )
             }
             let count = try await self.storage.mailboxes.acknowledge(body.ids, for: token)
             self.metrics.messagesAcknowledged.increment(by: count)
@@ -45,7 +58,10 @@ struct MessageRoutes: Sendable {
     static func integer(_ text: String?, name: String, range: ClosedRange<Int64>) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), range.contains(value) else {
-            throw RelayError.badRequest("invalid_\(name)", "\(name) \"\(text.prefix(20))\" must be a whole number in \(range.lowerBound)…\(range.upperBound)")
+            throw RelayError.badRequest(
+                "invalid_\(name)",
+                "\(name) \"\(text.prefix(20))\" must be a whole number in \(range.lowerBound)…\(range.upperBound)"
+            )
         }
         return value
     }

@@ -23,9 +23,17 @@ struct RegistrationRoutes: Sendable {
 
     private func register(_ request: Request, context: RelayRequestContext) async throws -> Response {
         if let wait = self.limiter.acquire(context.remoteAddress) {
-            throw RelayError.tooManyRequests("rate_limited", "too many registrations from this address; retry in \(wait) s", retryAfter: wait)
+            throw RelayError.tooManyRequests(
+                "rate_limited",
+                "too many registrations from this address; retry in \(wait) s",
+                retryAfter: wait
+            )
         }
-        let body = try await JSONBody.decode(RegistrationRequest.self, from: request, limit: self.configuration.maximumRequestSize)
+        let body = try await JSONBody.decode(
+            RegistrationRequest.self,
+            from: request,
+            limit: self.configuration.maximumRequestSize
+        )
         let entry = try Self.validate(body)
         let coordinator = SaveCoordinator(
             publicHalf: DirectoryEntryParticipant(repository: self.storage.directory),
@@ -33,9 +41,17 @@ struct RegistrationRoutes: Sendable {
             bus: self.bus,
             logger: self.logger
         )
-        try await coordinator.save(token: entry.token, nickname: entry.nickname, publicItem: entry, privateItem: body.privateRecord)
+        try await coordinator.save(
+            token: entry.token,
+            nickname: entry.nickname,
+            publicItem: entry,
+            privateItem: body.privateRecord
+        )
         self.metrics.registrations.increment()
-        context.logger.info("registered", metadata: ["nickname": "\(entry.nickname)", "fingerprint": "\(entry.fingerprint.hex)"])
+        context.logger.info(
+            "registered",
+            metadata: ["nickname": "\(entry.nickname)", "fingerprint": "\(entry.fingerprint.hex)"]
+        )
         self.bus.publish(DirectoryChange(kind: .registered, nickname: entry.nickname))
         return try JSONBody.response(entry, status: .created)
     }
@@ -51,7 +67,12 @@ struct RegistrationRoutes: Sendable {
             throw RelayError.badRequest("record_token_mismatch", "privateRecord.token is not the registration's token")
         }
         guard let proof = Data(base64Encoded: body.proof).map(Array.init),
-            RegistrationProof.verify(signature: proof, token: body.token, nickname: body.nickname, publicKeys: body.publicKeys)
+            RegistrationProof.verify(
+                signature: proof,
+                token: body.token,
+                nickname: body.nickname,
+                publicKeys: body.publicKeys
+            )
         else {
             throw RelayError.badRequest("bad_proof", "the proof of possession does not verify with the new signing key")
         }

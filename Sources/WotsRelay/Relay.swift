@@ -19,7 +19,9 @@ public struct Relay: Sendable {
     let sendLimiter: TokenBucketLimiter
 
     /// Loads (or creates, on first start) the relay id and prepares the relay.
-    public init(configuration: RelayConfiguration, storage: RelayStorage, bus: EventBus = EventBus(), logger: Logger) async throws {
+    public init(configuration: RelayConfiguration, storage: RelayStorage, bus: EventBus = EventBus(), logger: Logger)
+        async throws
+    {
         self.configuration = configuration
         self.storage = storage
         self.bus = bus
@@ -31,7 +33,11 @@ public struct Relay: Sendable {
 
     /// The router alone, for route tests.
     public func buildRouter() -> Router<RelayRequestContext> {
-        let authenticator = Authenticator(relayID: self.relayID, storage: self.storage, configuration: self.configuration)
+        let authenticator = Authenticator(
+            relayID: self.relayID,
+            storage: self.storage,
+            configuration: self.configuration
+        )
         let acceptor = self.makeAcceptor()
         let router = Router(context: RelayRequestContext.self)
         router.add(middleware: ErrorMiddleware(metrics: self.metrics))
@@ -54,8 +60,13 @@ public struct Relay: Sendable {
         )
         accounts.registerPublic(on: router)
         let authenticated = router.group("/v1").add(middleware: SessionMiddleware(authenticator: authenticator))
-        MessageRoutes(storage: self.storage, configuration: self.configuration, acceptor: acceptor, metrics: self.metrics)
-            .register(on: authenticated)
+        MessageRoutes(
+            storage: self.storage,
+            configuration: self.configuration,
+            acceptor: acceptor,
+            metrics: self.metrics
+        )
+        .register(on: authenticated)
         accounts.registerAuthenticated(on: authenticated)
         return router
     }
@@ -70,7 +81,11 @@ public struct Relay: Sendable {
     ) -> some ApplicationProtocol {
         let hub = DeliveryHub(bus: self.bus)
         let session = StreamSession(
-            authenticator: Authenticator(relayID: self.relayID, storage: self.storage, configuration: self.configuration),
+            authenticator: Authenticator(
+                relayID: self.relayID,
+                storage: self.storage,
+                configuration: self.configuration
+            ),
             storage: self.storage,
             configuration: self.configuration,
             acceptor: self.makeAcceptor(),
@@ -81,7 +96,12 @@ public struct Relay: Sendable {
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
         webSocketRouter.ws("/v1/stream") { inbound, outbound, context in
             do {
-                try await session.run(inbound: inbound, outbound: outbound, request: context.request, logger: context.logger)
+                try await session.run(
+                    inbound: inbound,
+                    outbound: outbound,
+                    request: context.request,
+                    logger: context.logger
+                )
             } catch {
                 context.logger.debug("stream ended", metadata: ["error": "\(error)"])
             }
@@ -98,7 +118,10 @@ public struct Relay: Sendable {
                     )
                 )
             ),
-            configuration: .init(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "wots-relay"),
+            configuration: .init(
+                address: .hostname(self.configuration.host, port: self.configuration.port),
+                serverName: "wots-relay"
+            ),
             services: services + [hub, sweeper],
             onServerRunning: onServerRunning,
             logger: self.logger

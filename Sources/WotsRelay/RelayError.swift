@@ -1,5 +1,6 @@
 public import HTTPTypes
 public import Hummingbird
+import WotsCore
 
 /// A refusal as the API shows it: HTTP status, stable code and one human sentence.
 public struct RelayError: Error, Sendable, HTTPResponseError, CustomStringConvertible {
@@ -30,11 +31,11 @@ public struct RelayError: Error, Sendable, HTTPResponseError, CustomStringConver
     }
 }
 
-import WotsCore
-
 extension RelayError {
     static func badRequest(_ code: String, _ message: String) -> RelayError { RelayError(.badRequest, code, message) }
-    static func unauthorized(_ code: String, _ message: String) -> RelayError { RelayError(.unauthorized, code, message) }
+    static func unauthorized(_ code: String, _ message: String) -> RelayError {
+        RelayError(.unauthorized, code, message)
+    }
     static func notFound(_ code: String, _ message: String) -> RelayError { RelayError(.notFound, code, message) }
     static func tooManyRequests(_ code: String, _ message: String, retryAfter: Int) -> RelayError {
         RelayError(.tooManyRequests, code, message, retryAfterSeconds: retryAfter)

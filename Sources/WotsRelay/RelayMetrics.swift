@@ -21,7 +21,10 @@ public final class RelayMetrics: Sendable {
         self.factory = PrometheusMetricsFactory(registry: self.registry)
         self.messagesStored = CoreMetrics.Counter(label: "wots_messages_stored_total", factory: self.factory)
         self.messagesDelivered = CoreMetrics.Counter(label: "wots_messages_delivered_total", factory: self.factory)
-        self.messagesAcknowledged = CoreMetrics.Counter(label: "wots_messages_acknowledged_total", factory: self.factory)
+        self.messagesAcknowledged = CoreMetrics.Counter(
+            label: "wots_messages_acknowledged_total",
+            factory: self.factory
+        )
         self.registrations = CoreMetrics.Counter(label: "wots_registrations_total", factory: self.factory)
         self.openConnections = Meter(label: "wots_websocket_connections", factory: self.factory)
     }
@@ -44,7 +47,11 @@ public final class RelayMetrics: Sendable {
     func countError(code: String) {
         let counter = self.errorCounters.withLock { counters in
             if let counter = counters[code] { return counter }
-            let counter = CoreMetrics.Counter(label: "wots_errors_total", dimensions: [("code", code)], factory: self.factory)
+            let counter = CoreMetrics.Counter(
+                label: "wots_errors_total",
+                dimensions: [("code", code)],
+                factory: self.factory
+            )
             counters[code] = counter
             return counter
         }

@@ -1,4 +1,3 @@
-import NIOWebSocket
 import CoreMetrics
 import Foundation
 import HTTPTypes
@@ -6,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 import WotsCore
 import WotsStorage
 
@@ -24,9 +24,12 @@ struct StreamSession: Sendable {
     let bus: EventBus
     let metrics: RelayMetrics
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, logger: Logger) async throws {
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, logger: Logger)
+        async throws
+    {
         var messages = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
-        guard let token = try await self.authenticate(headers: request.headers, messages: &messages, outbound: outbound) else {
+        guard let token = try await self.authenticate(headers: request.headers, messages: &messages, outbound: outbound)
+        else {
             try await outbound.close(.policyViolation, reason: "authentication required")
             return
         }
@@ -69,7 +72,10 @@ struct StreamSession: Sendable {
             }
             guard let first = try await self.firstMessage(&messages, outbound: outbound) else { return nil }
             guard case .text(let text) = first, case .auth(let session) = try Self.decodeFrame(text) else {
-                throw RelayError.unauthorized("unauthenticated", "the first frame must be {\"type\": \"auth\", \"session\": …}")
+                throw RelayError.unauthorized(
+                    "unauthenticated",
+                    "the first frame must be {\"type\": \"auth\", \"session\": …}"
+                )
             }
             return try await self.authenticator.token(forSession: session)
         } catch {
@@ -99,9 +105,22 @@ struct StreamSession: Sendable {
         var lastSequence: Int64 = 0
         var wakeupIterator = wakeups.makeAsyncIterator()
         while !Task.isCancelled {
-            let batch = try await self.storage.mailboxes.messages(for: token, after: lastSequence, limit: Self.deliveryBatch)
+            let batch = try await self.storage.mailboxes.messages(
+                for: token,
+                after: lastSequence,
+                limit: Self.deliveryBatch
+            )
             for message in batch {
-                try await self.send(.message(DeliveredMessage(seq: message.sequence, receivedAt: message.receivedAt, envelope: message.envelope)), to: outbound)
+                try await self.send(
+                    .message(
+                        DeliveredMessage(
+                            seq: message.sequence,
+                            receivedAt: message.receivedAt,
+                            envelope: message.envelope
+                        )
+                    ),
+                    to: outbound
+                )
                 lastSequence = message.sequence
             }
             self.metrics.messagesDelivered.increment(by: batch.count)
@@ -117,7 +136,10 @@ struct StreamSession: Sendable {
         directoryFeed: DirectoryFeed
     ) async throws {
         guard case .text(let text) = message else {
-            try await self.send(.error(id: nil, code: "invalid_frame", message: "binary frames are not supported; send JSON text"), to: outbound)
+            try await self.send(
+                .error(id: nil, code: "invalid_frame", message: "binary frames are not supported; send JSON text"),
+                to: outbound
+            )
             return
         }
         let frame: ClientFrame
@@ -130,18 +152,27 @@ struct StreamSession: Sendable {
         }
         switch frame {
         case .auth:
-            try await self.send(.error(id: nil, code: "already_authenticated", message: "this stream is already authenticated"), to: outbound)
+            try await self.send(
+                .error(id: nil, code: "already_authenticated", message: "this stream is already authenticated"),
+                to: outbound
+            )
         case .ack(let ids):
             let count = try await self.storage.mailboxes.acknowledge(Array(ids.prefix(1_000)), for: token)
             self.metrics.messagesAcknowledged.increment(by: count)
         case .send(let envelope):
             do {
                 let receipt = try await self.acceptor.accept(envelope, from: token)
-                try await self.send(.accepted(id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt), to: outbound)
+                try await self.send(
+                    .accepted(id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt),
+                    to: outbound
+                )
             } catch {
                 let refusal = ErrorMiddleware.relayError(for: error)
                 self.metrics.countError(code: refusal.code)
-                try await self.send(.error(id: envelope.header.messageID, code: refusal.code, message: refusal.message), to: outbound)
+                try await self.send(
+                    .error(id: envelope.header.messageID, code: refusal.code, message: refusal.message),
+                    to: outbound
+                )
             }
         case .subscribeDirectory(let on):
             if on { directoryFeed.start(outbound: outbound, session: self) } else { directoryFeed.stop() }

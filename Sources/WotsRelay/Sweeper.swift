@@ -1,7 +1,7 @@
-import WotsStorage
 import Foundation
 import Logging
 import ServiceLifecycle
+import WotsStorage
 
 /// Periodically removes expired challenges and sessions, and messages older than the retention period.
 struct Sweeper: Service {

@@ -24,7 +24,8 @@ final class TokenBucketLimiter: Sendable {
         self.buckets.withLock { buckets in
             if buckets.count > 100_000 { self.forgetIdle(&buckets, now: now) }
             var bucket = buckets[key] ?? Bucket(tokens: self.limit.burst, updatedAt: now)
-            let elapsed = Double((now - bucket.updatedAt).components.seconds)
+            let elapsed =
+                Double((now - bucket.updatedAt).components.seconds)
                 + Double((now - bucket.updatedAt).components.attoseconds) / 1e18
             bucket.tokens = min(self.limit.burst, bucket.tokens + elapsed * self.limit.perSecond)
             bucket.updatedAt = now

@@ -15,7 +15,9 @@ enum DatabaseLocation {
     init(_ url: String) throws {
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ValidationError("database \"sqlite:\" needs a path, as in sqlite:./wots-data/relay.sqlite") }
+            guard !path.isEmpty else {
+                throw ValidationError("database \"sqlite:\" needs a path, as in sqlite:./wots-data/relay.sqlite")
+            }
             self = .sqlite(path: path)
         } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             self = .postgres(url: url)

@@ -15,7 +15,12 @@ struct RelayService: Service {
 
     func run() async throws {
         try await self.backend.prepare()
-        let relay = try await Relay(configuration: self.configuration, storage: self.backend.storage, bus: self.bus, logger: self.logger)
+        let relay = try await Relay(
+            configuration: self.configuration,
+            storage: self.backend.storage,
+            bus: self.bus,
+            logger: self.logger
+        )
         let host = self.configuration.host
         let application = relay.buildApplication { channel in
             let port = channel.localAddress?.port ?? 0

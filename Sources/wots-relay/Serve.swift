@@ -50,7 +50,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--send-rate and --registrations-per-minute must be positive")
         }
         guard Logger.Level(rawValue: self.logLevel) != nil else {
-            throw ValidationError("--log-level \(self.logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError(
+                "--log-level \(self.logLevel) is not one of trace, debug, info, notice, warning, error, critical"
+            )
         }
         _ = try DatabaseLocation(self.databaseURL)
     }
@@ -68,7 +70,10 @@ struct Serve: AsyncParsableCommand {
         configuration.maximumRequestSize = max(configuration.maximumRequestSize, self.maxEnvelopeSize * 2)
         configuration.maximumFrameSize = max(configuration.maximumFrameSize, self.maxEnvelopeSize * 2)
         configuration.sendRate = RateLimit(perSecond: self.sendRate, burst: self.sendRate * 4)
-        configuration.registrationRate = RateLimit(perSecond: self.registrationsPerMinute / 60, burst: max(20, self.registrationsPerMinute))
+        configuration.registrationRate = RateLimit(
+            perSecond: self.registrationsPerMinute / 60,
+            burst: max(20, self.registrationsPerMinute)
+        )
         return configuration
     }
 

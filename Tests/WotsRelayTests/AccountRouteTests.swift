@@ -27,7 +27,11 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
             let key = try await self.restoreKey(client, secret: alice.secret)
-            let response = try await client.request("/v1/restore", method: .post, body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key)))
+            let response = try await client.request(
+                "/v1/restore",
+                method: .post,
+                body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key))
+            )
             #expect(response.status == .ok)
             let account = try response.decode(AccountResponse.self)
             let restored = try account.privateRecord.openIdentity(secret: alice.secret)
@@ -40,7 +44,11 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
             let key = try await self.restoreKey(client, secret: "not the secret")
-            let response = try await client.request("/v1/restore", method: .post, body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key)))
+            let response = try await client.request(
+                "/v1/restore",
+                method: .post,
+                body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key))
+            )
             #expect(response.status == .forbidden)
             #expect(response.errorCode == "wrong_secret")
         }
@@ -52,9 +60,15 @@ import WotsTesting
         let harness = try await RelayHarness.make(configuration: configuration)
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let wrong = RestoreRequest(nickname: alice.nickname, authenticationKey: Array(repeating: UInt8(1), count: 32).base64)
+            let wrong = RestoreRequest(
+                nickname: alice.nickname,
+                authenticationKey: Array(repeating: UInt8(1), count: 32).base64
+            )
             for _ in 0..<3 {
-                #expect(try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong)).errorCode == "wrong_secret")
+                #expect(
+                    try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong)).errorCode
+                        == "wrong_secret"
+                )
             }
             let limited = try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong))
             #expect(limited.status == .tooManyRequests)
@@ -66,7 +80,9 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
             let session = try await client.login(alice)
-            let account = try await client.request("/v1/private", method: .get, session: session).decode(AccountResponse.self)
+            let account = try await client.request("/v1/private", method: .get, session: session).decode(
+                AccountResponse.self
+            )
             #expect(account.privateRecord.token == alice.token)
         }
     }
@@ -77,13 +93,42 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
             let session = try await client.login(alice)
-            let proof = try RotationProof.sign(token: alice.token, oldIdentity: alice.identity, newIdentity: newIdentity)
-            let record = try PrivateRecord.seal(identity: newIdentity, token: alice.token, secret: alice.secret, parameters: TestIdentities.cheapKeyDerivation)
-            let onlyNew = RotationRequest(publicKeys: newIdentity.publicKeys, privateRecord: record, oldKeySignature: proof.newKeySignature.base64, newKeySignature: proof.newKeySignature.base64)
-            let refused = try await client.request("/v1/keys/rotate", method: .post, session: session, body: try jsonBody(onlyNew))
+            let proof = try RotationProof.sign(
+                token: alice.token,
+                oldIdentity: alice.identity,
+                newIdentity: newIdentity
+            )
+            let record = try PrivateRecord.seal(
+                identity: newIdentity,
+                token: alice.token,
+                secret: alice.secret,
+                parameters: TestIdentities.cheapKeyDerivation
+            )
+            let onlyNew = RotationRequest(
+                publicKeys: newIdentity.publicKeys,
+                privateRecord: record,
+                oldKeySignature: proof.newKeySignature.base64,
+                newKeySignature: proof.newKeySignature.base64
+            )
+            let refused = try await client.request(
+                "/v1/keys/rotate",
+                method: .post,
+                session: session,
+                body: try jsonBody(onlyNew)
+            )
             #expect(refused.errorCode == "bad_proof")
-            let request = RotationRequest(publicKeys: newIdentity.publicKeys, privateRecord: record, oldKeySignature: proof.oldKeySignature.base64, newKeySignature: proof.newKeySignature.base64)
-            let response = try await client.request("/v1/keys/rotate", method: .post, session: session, body: try jsonBody(request))
+            let request = RotationRequest(
+                publicKeys: newIdentity.publicKeys,
+                privateRecord: record,
+                oldKeySignature: proof.oldKeySignature.base64,
+                newKeySignature: proof.newKeySignature.base64
+            )
+            let response = try await client.request(
+                "/v1/keys/rotate",
+                method: .post,
+                session: session,
+                body: try jsonBody(request)
+            )
             #expect(response.status == .ok)
             #expect(try response.decode(DirectoryEntry.self).fingerprint == newIdentity.fingerprint)
         }
@@ -103,14 +148,23 @@ import WotsTesting
             #expect(try await client.request("/v1/messages", method: .get, session: bobSession).status == .unauthorized)
             #expect(try await harness.relay.storage.mailboxes.depth(of: bob.token) == 0)
             #expect(try await harness.relay.storage.privateRecords.record(for: bob.token) == nil)
-            let again = try await client.request("/v1/register", method: .post, body: try jsonBody(try client.registrationRequest(for: carolAsBob())))
+            let again = try await client.request(
+                "/v1/register",
+                method: .post,
+                body: try jsonBody(try client.registrationRequest(for: carolAsBob()))
+            )
             #expect(again.errorCode == "nickname_taken")
         }
     }
 
     /// Carol's keys under bob's deleted nickname: a tombstone must refuse it.
     func carolAsBob() -> TestIdentity {
-        TestIdentity(token: TestIdentities.carol.token, nickname: bob.nickname, identity: TestIdentities.carol.identity, secret: "x")
+        TestIdentity(
+            token: TestIdentities.carol.token,
+            nickname: bob.nickname,
+            identity: TestIdentities.carol.identity,
+            secret: "x"
+        )
     }
 
     @Test func healthReadinessAndMetricsAnswer() async throws {

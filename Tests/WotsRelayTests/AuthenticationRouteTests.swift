@@ -66,7 +66,11 @@ import WotsTesting
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let (_, forged) = try await self.signedSession(client, signer: TestIdentities.mallory, claiming: alice.token)
+            let (_, forged) = try await self.signedSession(
+                client,
+                signer: TestIdentities.mallory,
+                claiming: alice.token
+            )
             let response = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(forged))
             #expect(response.status == .unauthorized)
             #expect(response.errorCode == "bad_signature")
@@ -77,7 +81,12 @@ import WotsTesting
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let (_, request) = try await self.signedSession(client, signer: alice, claiming: alice.token, relayID: Array(repeating: 7, count: 16))
+            let (_, request) = try await self.signedSession(
+                client,
+                signer: alice,
+                claiming: alice.token,
+                relayID: Array(repeating: 7, count: 16)
+            )
             let response = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(request))
             #expect(response.errorCode == "bad_signature")
         }
@@ -111,9 +120,19 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
             let session = try await client.login(alice)
-            let secret = Array(Data(base64Encoded: session.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "=")!)
+            let secret = Array(
+                Data(
+                    base64Encoded: session.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+                        of: "_",
+                        with: "/"
+                    ) + "="
+                )!
+            )
             #expect(try await harness.relay.storage.authentication.session(hash: secret, now: Date()) == nil)
-            #expect(try await harness.relay.storage.authentication.session(hash: SHA256.hash(secret), now: Date()) == alice.token)
+            #expect(
+                try await harness.relay.storage.authentication.session(hash: SHA256.hash(secret), now: Date())
+                    == alice.token
+            )
         }
     }
 }

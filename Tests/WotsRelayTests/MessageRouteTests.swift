@@ -40,7 +40,11 @@ import WotsTesting
             let messages = try await client.mailbox(session: sessions["bob"]!)
             #expect(messages.map(\.envelope) == [envelope])
             #expect(messages.first?.seq == receipt.seq)
-            let opened = try messages[0].envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+            let opened = try messages[0].envelope.open(
+                as: bob.token,
+                identity: bob.identity,
+                senderKeys: alice.publicKeys
+            )
             #expect(opened.text == "hello bob")
         }
     }
@@ -60,7 +64,10 @@ import WotsTesting
         try await self.withUsers { client, sessions in
             let id = UUID()
             _ = try await client.send(try seal("one", from: alice, to: bob, id: id), session: sessions["alice"]!)
-            let response = try await client.send(try seal("two", from: alice, to: bob, id: id), session: sessions["alice"]!)
+            let response = try await client.send(
+                try seal("two", from: alice, to: bob, id: id),
+                session: sessions["alice"]!
+            )
             #expect(response.status == .conflict)
             #expect(response.errorCode == "message_id_conflict")
         }
@@ -128,7 +135,10 @@ import WotsTesting
     @Test func anUnknownRecipientIs404() async throws {
         try await self.withUsers { client, sessions in
             let stranger = TestIdentities.carol
-            let response = try await client.send(try seal("anyone?", from: alice, to: stranger), session: sessions["alice"]!)
+            let response = try await client.send(
+                try seal("anyone?", from: alice, to: stranger),
+                session: sessions["alice"]!
+            )
             #expect(response.status == .notFound)
             #expect(response.errorCode == "unknown_recipient")
         }
@@ -139,7 +149,10 @@ import WotsTesting
         configuration.mailboxCapacity = 2
         try await self.withUsers(configuration: configuration) { client, sessions in
             for text in ["1", "2"] {
-                #expect(try await client.send(try seal(text, from: alice, to: bob), session: sessions["alice"]!).status == .accepted)
+                #expect(
+                    try await client.send(try seal(text, from: alice, to: bob), session: sessions["alice"]!).status
+                        == .accepted
+                )
             }
             let refused = try await client.send(try seal("3", from: alice, to: bob), session: sessions["alice"]!)
             #expect(refused.status == .tooManyRequests)
@@ -188,7 +201,10 @@ import WotsTesting
             for _ in 0..<2 {
                 _ = try await client.send(try seal("ok", from: alice, to: bob), session: sessions["alice"]!)
             }
-            let response = try await client.send(try seal("too many", from: alice, to: bob), session: sessions["alice"]!)
+            let response = try await client.send(
+                try seal("too many", from: alice, to: bob),
+                session: sessions["alice"]!
+            )
             #expect(response.status == .tooManyRequests)
             #expect(response.errorCode == "rate_limited")
             #expect(response.headers[.retryAfter] != nil)

@@ -86,7 +86,10 @@ import WotsTesting
     @Test func anInvalidNicknameIsRefusedNamingTheRule() async throws {
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
-            var json = String(decoding: try WireCoding.makeEncoder().encode(try client.registrationRequest(for: alice)), as: UTF8.self)
+            var json = String(
+                decoding: try WireCoding.makeEncoder().encode(try client.registrationRequest(for: alice)),
+                as: UTF8.self
+            )
             json = json.replacingOccurrences(of: "\"nickname\":\"alice\"", with: "\"nickname\":\"Al\"")
             let response = try await client.request("/v1/register", method: .post, body: .init(string: json))
             #expect(response.status == .badRequest)
@@ -101,7 +104,11 @@ import WotsTesting
         let harness = try await RelayHarness.make(configuration: configuration)
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let response = try await client.request("/v1/register", method: .post, body: try jsonBody(try client.registrationRequest(for: bob)))
+            let response = try await client.request(
+                "/v1/register",
+                method: .post,
+                body: try jsonBody(try client.registrationRequest(for: bob))
+            )
             #expect(response.status == .tooManyRequests)
             #expect(response.headers[.retryAfter] != nil)
         }
@@ -112,7 +119,11 @@ import WotsTesting
         storage.privateRecords = FailingPrivateRecords()
         let harness = try await RelayHarness.make(storage: storage)
         try await harness.routerApplication.test(.router) { client in
-            let response = try await client.request("/v1/register", method: .post, body: try jsonBody(try client.registrationRequest(for: alice)))
+            let response = try await client.request(
+                "/v1/register",
+                method: .post,
+                body: try jsonBody(try client.registrationRequest(for: alice))
+            )
             #expect(response.status == .serviceUnavailable)
             #expect(response.errorCode == "storage_unavailable")
         }

@@ -71,13 +71,22 @@ extension TestClientProtocol {
             nickname: name,
             publicKeys: user.publicKeys,
             privateRecord: try user.privateRecord(),
-            proof: try RegistrationProof.sign(token: user.token, nickname: name, publicKeys: user.publicKeys, identity: user.identity).base64
+            proof: try RegistrationProof.sign(
+                token: user.token,
+                nickname: name,
+                publicKeys: user.publicKeys,
+                identity: user.identity
+            ).base64
         )
     }
 
     @discardableResult
     func register(_ user: TestIdentity) async throws -> TestResponse {
-        let response = try await self.request("/v1/register", method: .post, body: try jsonBody(try self.registrationRequest(for: user)))
+        let response = try await self.request(
+            "/v1/register",
+            method: .post,
+            body: try jsonBody(try self.registrationRequest(for: user))
+        )
         #expect(response.status == .created, "registering \(user.nickname): \(response.errorMessage ?? "")")
         return response
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The real `wots-relay` binary, started on port 0 and talked to over loopback HTTP.
@@ -32,8 +33,11 @@ final class RelayProcess: Sendable {
     static func start(database: String, logFile: URL, extraArguments: [String] = []) async throws -> RelayProcess {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--database", database, "--send-rate", "100000",
-                             "--registrations-per-minute", "100000"] + extraArguments
+        process.arguments =
+            [
+                "serve", "--port", "0", "--database", database, "--send-rate", "100000",
+                "--registrations-per-minute", "100000",
+            ] + extraArguments
         let output = Pipe()
         process.standardOutput = output
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
@@ -75,7 +79,9 @@ final class RelayProcess: Sendable {
     }
 
     /// One HTTP request; returns status and body.
-    func request(_ path: String, method: String = "GET", session: String? = nil, body: Data? = nil) async throws -> (Int, Data) {
+    func request(_ path: String, method: String = "GET", session: String? = nil, body: Data? = nil) async throws -> (
+        Int, Data
+    ) {
         var request = URLRequest(url: URL(string: self.baseURL + path)!)
         request.httpMethod = method
         request.httpBody = body

@@ -24,7 +24,11 @@ import WotsTesting
             privateRecord: try user.privateRecord(),
             proof: try user.registrationProof().base64
         )
-        let (status, _) = try await relay.request("/v1/register", method: "POST", body: try WireCoding.makeEncoder().encode(registration))
+        let (status, _) = try await relay.request(
+            "/v1/register",
+            method: "POST",
+            body: try WireCoding.makeEncoder().encode(registration)
+        )
         #expect(status == 201 || status == 409)
         return try await self.login(user, on: relay)
     }
@@ -38,7 +42,9 @@ import WotsTesting
             nonce: Array(Data(base64Encoded: challenge.nonce)!),
             token: user.token
         )
-        let body = try WireCoding.makeEncoder().encode(SessionRequest(token: user.token, nonce: challenge.nonce, signature: signature.base64))
+        let body = try WireCoding.makeEncoder().encode(
+            SessionRequest(token: user.token, nonce: challenge.nonce, signature: signature.base64)
+        )
         let (status, data) = try await relay.request("/v1/auth/session", method: "POST", body: body)
         #expect(status == 200)
         return try decoder.decode(SessionResponse.self, from: data).session
@@ -48,7 +54,10 @@ import WotsTesting
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = "sqlite:\(folder.path)/relay.sqlite"
-        let first = try await RelayProcess.start(database: database, logFile: folder.appendingPathComponent("first.log"))
+        let first = try await RelayProcess.start(
+            database: database,
+            logFile: folder.appendingPathComponent("first.log")
+        )
         let aliceSession = try await self.registerAndLogin(alice, on: first)
         _ = try await self.registerAndLogin(bob, on: first)
 
@@ -56,12 +65,14 @@ import WotsTesting
         let accepted = Mutex<Set<UUID>>([])
         let sender = Task {
             for envelope in envelopes {
-                guard let (status, _) = try? await first.request(
-                    "/v1/messages",
-                    method: "POST",
-                    session: aliceSession,
-                    body: try WireCoding.makeEncoder().encode(envelope)
-                ) else { return }
+                guard
+                    let (status, _) = try? await first.request(
+                        "/v1/messages",
+                        method: "POST",
+                        session: aliceSession,
+                        body: try WireCoding.makeEncoder().encode(envelope)
+                    )
+                else { return }
                 if status == 202 { _ = accepted.withLock { $0.insert(envelope.header.messageID) } }
             }
         }
@@ -72,7 +83,10 @@ import WotsTesting
         #expect(acknowledged.count >= 40)
         #expect(acknowledged.count < envelopes.count, "the relay was killed after the last send, not mid-stream")
 
-        let second = try await RelayProcess.start(database: database, logFile: folder.appendingPathComponent("second.log"))
+        let second = try await RelayProcess.start(
+            database: database,
+            logFile: folder.appendingPathComponent("second.log")
+        )
         let bobSession = try await self.login(bob, on: second)
         var delivered: [UUID] = []
         var after: Int64 = 0
@@ -82,7 +96,11 @@ import WotsTesting
             let messages = try WireCoding.makeDecoder().decode(MailboxResponse.self, from: data).messages
             if messages.isEmpty { break }
             for message in messages {
-                let opened = try message.envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+                let opened = try message.envelope.open(
+                    as: bob.token,
+                    identity: bob.identity,
+                    senderKeys: alice.publicKeys
+                )
                 delivered.append(opened.messageID)
                 after = message.seq
             }
@@ -95,7 +113,10 @@ import WotsTesting
     @Test func sigtermStopsTheRelayCleanly() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let relay = try await RelayProcess.start(database: "sqlite:\(folder.path)/relay.sqlite", logFile: folder.appendingPathComponent("relay.log"))
+        let relay = try await RelayProcess.start(
+            database: "sqlite:\(folder.path)/relay.sqlite",
+            logFile: folder.appendingPathComponent("relay.log")
+        )
         let (status, _) = try await relay.request("/healthz")
         #expect(status == 200)
         #expect(relay.terminate() == 0)
@@ -109,8 +130,14 @@ import WotsTesting
         let database = try await TemporaryPostgresDatabase.create(baseURL: url)
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let nodeA = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("a.log"))
-        let nodeB = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("b.log"))
+        let nodeA = try await RelayProcess.start(
+            database: database.url,
+            logFile: folder.appendingPathComponent("a.log")
+        )
+        let nodeB = try await RelayProcess.start(
+            database: database.url,
+            logFile: folder.appendingPathComponent("b.log")
+        )
         let aliceSession = try await self.registerAndLogin(alice, on: nodeA)
         _ = try await self.registerAndLogin(bob, on: nodeA)
         let bobSession = try await self.login(bob, on: nodeB)
@@ -119,7 +146,12 @@ import WotsTesting
         #expect(await socket.next() == .ready(token: bob.token))
         let envelope = try seal("across relays", from: alice, to: bob)
         let start = ContinuousClock.now
-        let (status, _) = try await nodeA.request("/v1/messages", method: "POST", session: aliceSession, body: try WireCoding.makeEncoder().encode(envelope))
+        let (status, _) = try await nodeA.request(
+            "/v1/messages",
+            method: "POST",
+            session: aliceSession,
+            body: try WireCoding.makeEncoder().encode(envelope)
+        )
         #expect(status == 202)
         let frame = await socket.next(timeout: .seconds(1))
         #expect(frame?.deliveredMessage?.envelope == envelope)

@@ -16,7 +16,9 @@ import WotsTesting
     /// Runs a live relay on port 0 with alice and bob registered and logged in.
     func live(
         configuration: RelayConfiguration = RelayHarness.testConfiguration,
-        _ body: @Sendable (_ client: any TestClientProtocol, _ port: Int, _ alice: String, _ bob: String) async throws -> Void
+        _ body:
+            @Sendable (_ client: any TestClientProtocol, _ port: Int, _ alice: String, _ bob: String) async throws ->
+            Void
     ) async throws {
         let harness = try await RelayHarness.make(configuration: configuration)
         try await harness.relay.buildApplication().test(.live) { client in

@@ -36,7 +36,11 @@ final class TestSocket: Sendable {
                 frameContinuation.finish()
                 writerContinuation.finish()
             }
-            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/stream", configuration: configuration, logger: logger) { inbound, outbound, _ in
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/stream",
+                configuration: configuration,
+                logger: logger
+            ) { inbound, outbound, _ in
                 writerContinuation.yield(outbound)
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     guard case .text(let text) = message,
@@ -55,7 +59,9 @@ final class TestSocket: Sendable {
     }
 
     func send(_ frame: ClientFrame) async throws {
-        try await self.outbound.writeTextMessage(String(decoding: try WireCoding.makeEncoder().encode(frame), as: UTF8.self))
+        try await self.outbound.writeTextMessage(
+            String(decoding: try WireCoding.makeEncoder().encode(frame), as: UTF8.self)
+        )
     }
 
     func sendRaw(_ text: String) async throws { try await self.outbound.writeTextMessage(text) }

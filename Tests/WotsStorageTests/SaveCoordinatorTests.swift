@@ -62,7 +62,12 @@ struct FlakyParticipant: SaveParticipant {
         )
         var thrown: (any Error)?
         do {
-            try await coordinator.save(token: Self.token, nickname: Self.nickname, publicItem: "entry", privateItem: "record")
+            try await coordinator.save(
+                token: Self.token,
+                nickname: Self.nickname,
+                publicItem: "entry",
+                privateItem: "record"
+            )
         } catch {
             thrown = error
         }
@@ -104,7 +109,9 @@ struct FlakyParticipant: SaveParticipant {
         (.fails, .slow),
         (.slow, .fails),
     ])
-    func anyFailureLeavesNeitherHalfAndPublishesOneFailure(publicBehaviour: Behaviour, privateBehaviour: Behaviour) async {
+    func anyFailureLeavesNeitherHalfAndPublishesOneFailure(publicBehaviour: Behaviour, privateBehaviour: Behaviour)
+        async
+    {
         let outcome = await self.save(public: publicBehaviour, private: privateBehaviour)
         #expect(outcome.error as? StorageError == StorageError(.unavailable, ""))
         #expect(outcome.publicItems.isEmpty)

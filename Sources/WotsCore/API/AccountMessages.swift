@@ -43,7 +43,8 @@ public struct RotationRequest: Sendable, Hashable, Codable {
     /// Rotation proof signed by the new signing key (base64).
     public var newKeySignature: String
 
-    public init(publicKeys: PublicKeys, privateRecord: PrivateRecord, oldKeySignature: String, newKeySignature: String) {
+    public init(publicKeys: PublicKeys, privateRecord: PrivateRecord, oldKeySignature: String, newKeySignature: String)
+    {
         self.publicKeys = publicKeys
         self.privateRecord = privateRecord
         self.oldKeySignature = oldKeySignature

@@ -21,7 +21,10 @@ public enum WireCoding {
             if let date = (try? withFraction.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) {
                 return date
             }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text.prefix(40))\" is not an ISO 8601 date")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "\"\(text.prefix(40))\" is not an ISO 8601 date"
+            )
         }
         return decoder
     }
