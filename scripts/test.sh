@@ -21,5 +21,5 @@ bash scripts/openapi-check.sh
 
 if [ -f scripts/e2e.sh ]; then
   step "end to end: wots and wots-relay binaries on SQLite and PostgreSQL"
-  bash scripts/e2e.sh
+  WOTS_E2E_POSTGRES=1 bash scripts/e2e.sh
 fi

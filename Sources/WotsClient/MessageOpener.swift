@@ -1,0 +1,116 @@
+import Foundation
+import WotsCore
+import WotsCrypto
+
+/// Finds each sender's keys (pinned contact first, else the directory by token, pinned on first use), verifies and
+/// decrypts, and drops messages already shown.
+struct MessageOpener {
+    let relay: RelayClient
+    let token: Token
+    let identity: IdentityKeys
+    var contacts: ContactBook
+    var seen: SeenMessages
+    private var directory: [Token: DirectoryEntry] = [:]
+    private(set) var contactsChanged = false
+
+    init(relay: RelayClient, token: Token, identity: IdentityKeys, contacts: ContactBook, seen: SeenMessages) {
+        self.relay = relay
+        self.token = token
+        self.identity = identity
+        self.contacts = contacts
+        self.seen = seen
+    }
+
+    /// Opens one delivered envelope; nil when its id was shown before.
+    /// - Throws: only when the relay cannot be asked about the sender (the message stays for next time).
+    mutating func open(_ delivered: DeliveredMessage) async throws -> ReceivedMessage? {
+        let header = delivered.envelope.header
+        if self.seen.contains(header.messageID) { return nil }
+        var message = ReceivedMessage(
+            id: header.messageID,
+            seq: delivered.seq,
+            from: nil,
+            fromToken: header.sender,
+            senderFingerprint: header.senderFingerprint,
+            sentAt: header.sentAt,
+            receivedAt: delivered.receivedAt,
+            text: nil,
+            problem: nil,
+            acknowledge: true
+        )
+        func fail(_ code: String, _ reason: String, acknowledge: Bool = true) -> ReceivedMessage {
+            message.problem = ReceivedMessage.Problem(code: code, message: reason)
+            message.acknowledge = acknowledge
+            return message
+        }
+
+        let senderKeys: PublicKeys
+        if let pinned = self.contacts.contact(token: header.sender), pinned.fingerprint == header.senderFingerprint {
+            message.from = pinned.nickname
+            senderKeys = pinned.publicKeys
+        } else {
+            let entry: DirectoryEntry
+            do {
+                entry = try await self.lookUp(header.sender)
+            } catch let error as ClientError where error.status == 404 {
+                let known = self.contacts.contact(token: header.sender)
+                message.from = known?.nickname
+                return fail(
+                    "unknown_sender",
+                    "the sender's token \(header.sender) is not in the directory (account deleted?)"
+                )
+            }
+            message.from = entry.nickname
+            do {
+                try Messenger.checkConsistent(entry, relay: self.relay.baseURL)
+            } catch let error as ClientError {
+                return fail("unknown_sender", error.reason)
+            }
+            guard entry.fingerprint == header.senderFingerprint else {
+                return fail(
+                    CryptoError.Code.senderKeyMismatch.description,
+                    "signed with key \(header.senderFingerprint.grouped), but \(entry.nickname)'s key is "
+                        + "\(entry.fingerprint.grouped)"
+                )
+            }
+            switch self.contacts.verdict(for: entry) {
+            case .unknown:
+                self.contacts.pin(entry)
+                self.contactsChanged = true
+            case .pinned:
+                break
+            case .changed(let pinned):
+                return fail(
+                    ClientError.Code.keyChanged.description,
+                    ContactBook.keyChangedError(entry: entry, pinned: pinned).reason + " to read this message",
+                    acknowledge: false
+                )
+            }
+            senderKeys = entry.publicKeys
+        }
+
+        let opened: OpenedMessage
+        do {
+            opened = try delivered.envelope.open(as: self.token, identity: self.identity, senderKeys: senderKeys)
+        } catch let error as CryptoError {
+            return fail(error.code.description, error.reason)
+        } catch {
+            return fail("malformed", "\(error)")
+        }
+        guard let text = opened.text else {
+            return fail("not_text", "the message is \(opened.plaintext.count) bytes that are not UTF-8 text")
+        }
+        message.text = text
+        return message
+    }
+
+    /// Records that a message was shown, so a redelivery is dropped.
+    mutating func markSeen(_ id: UUID) { self.seen.insert(id) }
+
+    private mutating func lookUp(_ token: Token) async throws -> DirectoryEntry {
+        if let cached = self.directory[token] { return cached }
+        let entry = try await self.relay.entry(token: token)
+        self.directory[token] = entry
+        return entry
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Logging
+public import WotsCore
+import WotsCrypto
+import WotsStorage
+
+extension Messenger {
+    /// The account in the home folder, without opening its keys.
+    public func whoami() throws -> Profile { try self.store.account().profile }
+
+    /// Makes new identity keys, seals them with the secret, and registers them at the relay and in the home folder
+    /// through the save coordinator: both land, or neither stays.
+    /// - Parameters:
+    ///   - nickname: the name to register.
+    ///   - avatar: a validated image or preset, or none.
+    /// - Returns: the new profile (token, fingerprint, relay).
+    /// - Throws: `ClientError.alreadyRegistered` when the home holds an account, the relay's refusal
+    ///   (`nickname_taken`, …), `.relayUnreachable`, `.secretUnavailable`.
+    public func register(nickname: Nickname, avatar: Avatar?) async throws -> Profile {
+        try self.store.prepareHome()
+        if self.store.hasAccount {
+            let existing = try? self.store.account().profile
+            throw ClientError(
+                .alreadyRegistered,
+                "\(self.store.home.path) holds the account \(existing.map { "\($0.nickname)" } ?? "of someone") already; "
+                    + "use another --home to register another"
+            )
+        }
+        let secret = try self.configuration.secret.read(prompt: "Choose a secret for \(nickname): ", confirm: true)
+        try SecretSource.validateNew(secret)
+
+        let identity = try IdentityKeys.generate()
+        let token = Token.random()
+        let record = try PrivateRecord.seal(
+            identity: identity,
+            token: token,
+            secret: secret,
+            avatar: avatar,
+            parameters: self.configuration.keyDerivationCost.parameters()
+        )
+        let proof = try RegistrationProof.sign(
+            token: token,
+            nickname: nickname,
+            publicKeys: identity.publicKeys,
+            identity: identity
+        )
+        let request = RegistrationRequest(
+            token: token,
+            nickname: nickname,
+            publicKeys: identity.publicKeys,
+            privateRecord: record,
+            proof: Data(proof).base64EncodedString()
+        )
+        let profile = Profile(
+            token: token,
+            nickname: nickname,
+            relay: self.relay.baseURL,
+            publicKeys: identity.publicKeys,
+            fingerprint: identity.fingerprint,
+            registeredAt: Date()
+        )
+        // Undoing the relay half needs a session, so the relay client knows the new identity from the start.
+        await self.relay.authenticate(as: token, identity: identity)
+        let registered = Box<DirectoryEntry>()
+        let coordinator = SaveCoordinator(
+            publicHalf: RelayRegistration(relay: self.relay, registered: registered),
+            privateHalf: LocalKeyStore(store: self.store),
+            bus: EventBus(),
+            logger: self.logger
+        )
+        try await coordinator.save(
+            token: token,
+            nickname: nickname,
+            publicItem: RelayRegistration.Item(request: request),
+            privateItem: LocalAccount(profile: profile, privateRecord: record)
+        )
+        guard let entry = registered.value else { return profile }
+        guard entry.fingerprint == identity.fingerprint, entry.token == token else {
+            throw ClientError(.invalidResponse, "\(self.relay.baseURL) registered other keys than the ones sent")
+        }
+        var saved = profile
+        saved.registeredAt = entry.registeredAt
+        saved.nickname = entry.nickname
+        try? self.store.replace(LocalAccount(profile: saved, privateRecord: record))
+        return saved
+    }
+
+    /// Rebuilds the home folder from the relay: fetches the sealed private record with proof of the secret and
+    /// opens it locally.
+    /// - Throws: `ClientError.alreadyRegistered` when the home holds an account, `.wrongSecret`,
+    ///   `.unknownNickname`, the relay's `rate_limited`.
+    public func restore(nickname: Nickname) async throws -> Profile {
+        try self.store.prepareHome()
+        if self.store.hasAccount {
+            throw ClientError(
+                .alreadyRegistered,
+                "\(self.store.home.path) holds an account already; restore into an empty --home"
+            )
+        }
+        let parameters = try await self.relay.restoreParameters(nickname: nickname).keyDerivation
+        let secret = try self.configuration.secret.read(prompt: "Secret for \(nickname): ")
+        let keys: SecretKeys
+        do {
+            keys = try SecretKeys.derive(secret: secret, parameters: parameters)
+        } catch {
+            throw ClientError(
+                .invalidResponse,
+                "\(self.relay.baseURL) sent unusable key-derivation parameters: \(error)"
+            )
+        }
+        let account = try await self.relay.restore(nickname: nickname, authenticationKey: keys.authenticationKey)
+        guard account.entry.nickname == nickname, account.privateRecord.token == account.entry.token else {
+            throw ClientError(.invalidResponse, "\(self.relay.baseURL) returned another account than \(nickname)")
+        }
+        let identity: IdentityKeys
+        do {
+            identity = try account.privateRecord.openIdentity(keys: keys)
+        } catch let error as CryptoError where error.code == .wrongSecret {
+            throw ClientError(.wrongSecret, "wrong secret for \(nickname)")
+        }
+        guard identity.fingerprint == account.entry.fingerprint else {
+            throw ClientError(
+                .invalidResponse,
+                "the private keys stored at \(self.relay.baseURL) do not match \(nickname)'s published fingerprint"
+            )
+        }
+        let profile = Profile(entry: account.entry, relay: self.relay.baseURL)
+        try self.store.create(LocalAccount(profile: profile, privateRecord: account.privateRecord))
+        return profile
+    }
+
+    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed with the same secret.
+    /// - Returns: the old and the new fingerprint.
+    public func rotate() async throws -> (old: Fingerprint, new: Fingerprint) {
+        let unlocked = try await self.unlock()
+        let newIdentity = try IdentityKeys.generate()
+        let record = try PrivateRecord.seal(
+            identity: newIdentity,
+            token: unlocked.token,
+            secret: unlocked.secret,
+            avatar: unlocked.account.privateRecord.avatar,
+            parameters: self.configuration.keyDerivationCost.parameters()
+        )
+        let proof = try RotationProof.sign(
+            token: unlocked.token,
+            oldIdentity: unlocked.identity,
+            newIdentity: newIdentity
+        )
+        let request = RotationRequest(
+            publicKeys: newIdentity.publicKeys,
+            privateRecord: record,
+            oldKeySignature: Data(proof.oldKeySignature).base64EncodedString(),
+            newKeySignature: Data(proof.newKeySignature).base64EncodedString()
+        )
+        // Keep the new sealed keys on disk before the relay switches, so a crash in between loses nothing.
+        try self.store.writePending(record)
+        let entry: DirectoryEntry
+        do {
+            entry = try await self.relay.rotate(request)
+        } catch {
+            try? self.store.removePending()
+            throw error
+        }
+        var profile = unlocked.profile
+        profile.publicKeys = entry.publicKeys
+        profile.fingerprint = entry.fingerprint
+        try self.store.replace(LocalAccount(profile: profile, privateRecord: record))
+        try? self.store.removePending()
+        await self.relay.authenticate(as: unlocked.token, identity: newIdentity)
+        return (unlocked.profile.fingerprint, newIdentity.fingerprint)
+    }
+
+    /// Deletes the account at the relay (entry, private record, mailbox), then the local files.
+    public func unregister() async throws -> Profile {
+        let unlocked = try await self.unlock()
+        try await self.relay.deleteAccount()
+        try self.store.removeAccount()
+        return unlocked.profile
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+public import WotsCore
+
+extension Messenger {
+    /// An interactive conversation: every line from `lines` is sent to `nickname`, while incoming messages stream
+    /// to `show`. Ends when `lines` ends.
+    /// - Parameters:
+    ///   - sent: called after each line was accepted by the relay.
+    ///   - failed: called when a line could not be sent (the chat goes on).
+    public func chat(
+        with nickname: Nickname,
+        lines: AsyncStream<String>,
+        status: @escaping @Sendable (StreamClient.Status) -> Void,
+        show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
+        sent: @escaping @Sendable (SentMessage) -> Void,
+        failed: @escaping @Sendable (ClientError) -> Void
+    ) async throws {
+        let unlocked = try await self.unlock()
+        let recipient = try await self.recipient(nickname)
+        let state = ListenerState(
+            store: self.store,
+            opener: MessageOpener(
+                relay: self.relay,
+                token: unlocked.token,
+                identity: unlocked.identity,
+                contacts: try self.store.contactBook(),
+                seen: try self.store.seenMessages()
+            )
+        )
+        let stream = StreamClient(relay: self.relay, logger: self.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await stream.run(status: status) { delivered in
+                    guard let message = try await state.open(delivered) else { return true }
+                    try await show(message)
+                    if message.acknowledge { try await state.markSeen(message.id) }
+                    return message.acknowledge
+                }
+            }
+            group.addTask {
+                for await line in lines {
+                    let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !text.isEmpty else { continue }
+                    do {
+                        sent(try await self.send(text, to: recipient, as: unlocked))
+                    } catch let error as ClientError {
+                        failed(error)
+                    }
+                }
+            }
+            // The first task to finish is the input ending (or the stream failing for good): stop the other.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import WotsCore
+
+/// What `inbox` did.
+public struct InboxSummary: Sendable, Hashable {
+    /// Messages shown (valid or not).
+    public var shown = 0
+    /// Messages that failed verification or decryption.
+    public var invalid = 0
+    /// Redeliveries of messages shown before, dropped.
+    public var duplicates = 0
+    /// Messages deleted at the relay.
+    public var acknowledged = 0
+}
+
+extension Messenger {
+    /// Fetches the mailbox page by page, verifies and decrypts each message, hands it to `show`, then acknowledges
+    /// what was shown (unless `keep`). Messages from a changed key stay in the mailbox until the key is trusted.
+    /// - Parameters:
+    ///   - keep: leave everything in the mailbox (and show it again next time).
+    ///   - show: called once per new message, in mailbox order, before it is acknowledged.
+    public func inbox(keep: Bool, show: (ReceivedMessage) throws -> Void) async throws -> InboxSummary {
+        let unlocked = try await self.unlock()
+        var opener = MessageOpener(
+            relay: self.relay,
+            token: unlocked.token,
+            identity: unlocked.identity,
+            contacts: try self.store.contactBook(),
+            seen: keep ? SeenMessages() : try self.store.seenMessages()
+        )
+        var summary = InboxSummary()
+        var after: Int64 = 0
+        let pageSize = 100
+        while true {
+            let page = try await self.relay.mailbox(after: after, limit: pageSize).messages
+            guard !page.isEmpty else { break }
+            var acknowledge: [UUID] = []
+            for delivered in page {
+                after = max(after, delivered.seq)
+                guard let message = try await opener.open(delivered) else {
+                    summary.duplicates += 1
+                    acknowledge.append(delivered.envelope.header.messageID)
+                    continue
+                }
+                try show(message)
+                summary.shown += 1
+                if !message.isValid { summary.invalid += 1 }
+                if message.acknowledge {
+                    opener.markSeen(message.id)
+                    acknowledge.append(message.id)
+                }
+            }
+            if opener.contactsChanged { try self.store.save(opener.contacts) }
+            if !keep {
+                try self.store.save(opener.seen)
+                if !acknowledge.isEmpty {
+                    summary.acknowledged += try await self.relay.acknowledge(acknowledge).acknowledged
+                }
+            }
+        }
+        return summary
+    }
+}

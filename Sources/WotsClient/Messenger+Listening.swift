@@ -1,0 +1,58 @@
+import Foundation
+import WotsCore
+
+extension Messenger {
+    /// Streams incoming messages until cancelled: each is verified, decrypted and handed to `show`, then acknowledged.
+    /// - Parameters:
+    ///   - status: connection changes, for a status line on stderr.
+    ///   - show: called once per new message; it should print and flush before returning.
+    public func listen(
+        status: @escaping @Sendable (StreamClient.Status) -> Void,
+        show: @escaping @Sendable (ReceivedMessage) async throws -> Void
+    ) async throws {
+        let unlocked = try await self.unlock()
+        let state = ListenerState(
+            store: self.store,
+            opener: MessageOpener(
+                relay: self.relay,
+                token: unlocked.token,
+                identity: unlocked.identity,
+                contacts: try self.store.contactBook(),
+                seen: try self.store.seenMessages()
+            )
+        )
+        let stream = StreamClient(relay: self.relay, logger: self.logger)
+        try await stream.run(status: status) { delivered in
+            guard let message = try await state.open(delivered) else { return true }
+            try await show(message)
+            if message.acknowledge { try await state.markSeen(message.id) }
+            return message.acknowledge
+        }
+    }
+}
+
+/// The listener's mutable state (contacts pinned on first use, ids seen), touched across awaits.
+actor ListenerState {
+    private let store: LocalStore
+    private var opener: MessageOpener
+
+    init(store: LocalStore, opener: MessageOpener) {
+        self.store = store
+        self.opener = opener
+    }
+
+    func open(_ delivered: DeliveredMessage) async throws -> ReceivedMessage? {
+        // Pick up contacts trusted by another wots process since the last message.
+        if let book = try? self.store.contactBook() { self.opener.contacts = book }
+        var opener = self.opener
+        let message = try await opener.open(delivered)
+        self.opener = opener
+        if self.opener.contactsChanged { try self.store.save(self.opener.contacts) }
+        return message
+    }
+
+    func markSeen(_ id: UUID) throws {
+        self.opener.markSeen(id)
+        try self.store.save(self.opener.seen)
+    }
+}

@@ -1,0 +1,138 @@
+public import Foundation
+import Logging
+public import WotsCore
+import WotsCrypto
+
+/// What `send` did.
+public struct SentMessage: Sendable, Hashable, Codable {
+    public var id: UUID
+    public var to: Nickname
+    public var recipientToken: Token
+    public var seq: Int64
+    public var receivedAt: Date
+    /// True when the recipient's keys were pinned by this send (first use).
+    public var pinnedNow: Bool
+    public var fingerprint: Fingerprint
+}
+
+extension Messenger {
+    /// Largest message text, in UTF-8 bytes, so the sealed envelope stays under the relay's 64 KiB.
+    public static let maximumMessageSize = 60_000
+
+    /// Checks a message's size.
+    /// - Throws: `ClientError.invalidInput` for an empty or too long message.
+    public static func validateMessage(_ text: String) throws {
+        let size = text.utf8.count
+        guard size > 0 else { throw ClientError(.invalidInput, "the message is empty") }
+        guard size <= Self.maximumMessageSize else {
+            throw ClientError(
+                .invalidInput,
+                "the message is \(size) bytes (at most \(Self.maximumMessageSize))"
+            )
+        }
+    }
+
+    /// Seals `text` for `nickname` and hands it to the relay.
+    ///
+    /// The recipient's keys are pinned on first use; a changed key is refused until `trust`. A transient failure
+    /// (relay unreachable, 5xx, rate limit) is retried with the same envelope, so the relay stores it once.
+    /// - Parameter messageID: default a fresh random id; pass the same id to retry a send safely.
+    /// - Throws: `ClientError.keyChanged`, `.unknownNickname`, the relay's refusal.
+    public func send(_ text: String, to nickname: Nickname, messageID: UUID = UUID()) async throws -> SentMessage {
+        try Self.validateMessage(text)
+        let unlocked = try await self.unlock()
+        let entry = try await self.recipient(nickname)
+        return try await self.send(text, to: entry, messageID: messageID, as: unlocked)
+    }
+
+    /// Looks up a recipient and checks it against the contact book, pinning it on first use.
+    /// - Returns: the entry, with `pinnedNow` true when it was pinned by this call.
+    func recipient(_ nickname: Nickname) async throws -> (entry: DirectoryEntry, pinnedNow: Bool) {
+        let entry = try await self.relay.entry(nickname: nickname)
+        try Self.checkConsistent(entry, relay: self.relay.baseURL)
+        var book = try self.store.contactBook()
+        let pinnedNow = try book.check(entry)
+        if pinnedNow { try self.store.save(book) }
+        return (entry, pinnedNow)
+    }
+
+    func send(
+        _ text: String,
+        to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
+        messageID: UUID = UUID(),
+        as unlocked: Unlocked
+    ) async throws -> SentMessage {
+        let entry = recipient.entry
+        var outbox = try self.store.outbox()
+        let envelope: Envelope
+        if let sealed = outbox.envelope(id: messageID) {
+            // A retry: the same envelope again, so the relay stores it once and repeats its receipt.
+            guard sealed.header.recipient == entry.token, sealed.header.recipientFingerprint == entry.fingerprint else {
+                throw ClientError(
+                    .invalidInput,
+                    "message \(messageID.uuidString.lowercased()) was sealed for another recipient or key; use a new id"
+                )
+            }
+            envelope = sealed
+        } else {
+            try Self.validateMessage(text)
+            envelope = try Envelope.seal(
+                plaintext: Array(text.utf8),
+                messageID: messageID,
+                from: unlocked.token,
+                identity: unlocked.identity,
+                to: entry.token,
+                recipientKeys: entry.publicKeys
+            )
+            outbox.add(envelope)
+            try self.store.save(outbox)
+        }
+        let receipt: SendReceipt
+        do {
+            receipt = try await self.deliver(envelope)
+        } catch let error as ClientError where Self.isTransient(error) {
+            throw ClientError(
+                error.code,
+                "\(error.reason); not sent, retry with --id \(messageID.uuidString.lowercased())",
+                status: error.status
+            )
+        }
+        outbox.markDelivered(messageID)
+        try? self.store.save(outbox)
+        return SentMessage(
+            id: receipt.id,
+            to: entry.nickname,
+            recipientToken: entry.token,
+            seq: receipt.seq,
+            receivedAt: receipt.receivedAt,
+            pinnedNow: recipient.pinnedNow,
+            fingerprint: entry.fingerprint
+        )
+    }
+
+    /// Posts an envelope, retrying transient failures with the very same envelope (the relay deduplicates by id).
+    func deliver(_ envelope: Envelope, attempts: Int = 4) async throws -> SendReceipt {
+        var delay = Duration.milliseconds(250)
+        var attempt = 1
+        while true {
+            do {
+                return try await self.relay.send(envelope)
+            } catch let error as ClientError where attempt < attempts && Self.isTransient(error) {
+                self.logger.debug(
+                    "send failed, retrying",
+                    metadata: ["code": "\(error.code)", "attempt": "\(attempt)"]
+                )
+                try await Task.sleep(for: delay)
+                delay *= 2
+                attempt += 1
+            }
+        }
+    }
+
+    static func isTransient(_ error: ClientError) -> Bool {
+        if error.code == .relayUnreachable { return true }
+        if error.code == ClientError.Code(relayCode: "rate_limited") { return true }
+        if let status = error.status, status >= 500 { return true }
+        return false
+    }
+}

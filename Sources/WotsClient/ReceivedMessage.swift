@@ -1,0 +1,101 @@
+public import Foundation
+public import WotsCore
+
+/// One message from the mailbox after verification and decryption, or the reason it could not be read.
+///
+/// Its JSON form (one object per message for `wots inbox --json`, one per line for `wots listen --json`) is stable:
+/// `{"id", "seq", "from", "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error"}` with
+/// `from` null when the sender is unknown, `text` null unless `valid`, and `error` `{"code", "message"}` or null.
+public struct ReceivedMessage: Sendable, Hashable, Codable {
+    /// Why a message is not shown as valid.
+    public struct Problem: Sendable, Hashable, Codable {
+        /// `bad_signature`, `not_for_me`, `sender_key_mismatch`, `decryption_failed`, `key_changed`,
+        /// `unknown_sender`, `malformed`, `unsupported_version`, `not_text`.
+        public var code: String
+        public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    public var id: UUID
+    public var seq: Int64
+    /// The sender's nickname, when the directory or the contact book knows the token.
+    public var from: Nickname?
+    public var fromToken: Token
+    /// The sender key fingerprint the envelope names.
+    public var senderFingerprint: Fingerprint
+    /// The sender's clock.
+    public var sentAt: Date
+    /// The relay's clock.
+    public var receivedAt: Date
+    /// The text, only for a verified and decrypted message.
+    public var text: String?
+    public var problem: Problem?
+    /// Whether the message should be acknowledged (deleted at the relay) once shown. A message from a changed key is
+    /// kept until the user trusts the key.
+    public var acknowledge: Bool
+
+    public var isValid: Bool { self.problem == nil && self.text != nil }
+
+    /// The sender as people read it: the nickname, else the token.
+    public var senderName: String { self.from?.value ?? "token \(self.fromToken)" }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, seq, from, fromToken, senderFingerprint, sentAt, receivedAt, text, valid, error
+    }
+
+    public init(
+        id: UUID,
+        seq: Int64,
+        from: Nickname?,
+        fromToken: Token,
+        senderFingerprint: Fingerprint,
+        sentAt: Date,
+        receivedAt: Date,
+        text: String?,
+        problem: Problem?,
+        acknowledge: Bool
+    ) {
+        self.id = id
+        self.seq = seq
+        self.from = from
+        self.fromToken = fromToken
+        self.senderFingerprint = senderFingerprint
+        self.sentAt = sentAt
+        self.receivedAt = receivedAt
+        self.text = text
+        self.problem = problem
+        self.acknowledge = acknowledge
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(UUID.self, forKey: .id)
+        self.seq = try container.decode(Int64.self, forKey: .seq)
+        self.from = try container.decodeIfPresent(Nickname.self, forKey: .from)
+        self.fromToken = try container.decode(Token.self, forKey: .fromToken)
+        self.senderFingerprint = try container.decode(Fingerprint.self, forKey: .senderFingerprint)
+        self.sentAt = try container.decode(Date.self, forKey: .sentAt)
+        self.receivedAt = try container.decode(Date.self, forKey: .receivedAt)
+        self.text = try container.decodeIfPresent(String.self, forKey: .text)
+        self.problem = try container.decodeIfPresent(Problem.self, forKey: .error)
+        self.acknowledge = true
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.seq, forKey: .seq)
+        try container.encode(self.from, forKey: .from)
+        try container.encode(self.fromToken, forKey: .fromToken)
+        try container.encode(self.senderFingerprint, forKey: .senderFingerprint)
+        try container.encode(self.sentAt, forKey: .sentAt)
+        try container.encode(self.receivedAt, forKey: .receivedAt)
+        try container.encode(self.isValid ? self.text : nil, forKey: .text)
+        try container.encode(self.isValid, forKey: .valid)
+        try container.encode(self.problem, forKey: .error)
+    }
+}

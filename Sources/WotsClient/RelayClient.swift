@@ -1,0 +1,344 @@
+public import AsyncHTTPClient
+public import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+public import WotsCore
+public import WotsCrypto
+
+/// The relay's HTTP JSON API (v1), one method per route.
+///
+/// Refusals become `ClientError` with the relay's code and message; a relay that cannot be reached becomes
+/// `ClientError.relayUnreachable` naming its URL. Authenticated routes log in on first use (challenge, signed with the
+/// identity's signing key, then a bearer session) and keep the session for the life of the client; an expired
+/// session is renewed once, transparently.
+public actor RelayClient {
+    /// The relay's base URL without a trailing slash, e.g. `http://127.0.0.1:8080`.
+    public nonisolated let baseURL: String
+    /// Per-request time limit. Default 30 seconds.
+    public nonisolated let timeout: Duration
+
+    private let http: HTTPClient
+    private var credentials: (token: Token, identity: IdentityKeys)?
+    private var session: String?
+
+    /// The process-wide HTTP client: a refused connection fails at once (the default client retries until the request
+    /// deadline, so "relay unreachable" would take 30 seconds); connecting may take 10 seconds. Never shut down: it
+    /// lives as long as the process, like `HTTPClient.shared`.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Largest answer read, in bytes: a directory page of 100 entries or a mailbox page fits easily.
+    static let maximumResponseSize = 16 << 20
+
+    /// - Parameters:
+    ///   - baseURL: `http://` or `https://` URL of the relay.
+    ///   - timeout: per-request limit. Default 30 seconds.
+    ///   - httpClient: default a process-wide client that fails fast when the relay refuses connections.
+    /// - Throws: `ClientError.invalidInput` when the URL is not an http(s) URL.
+    public init(
+        baseURL: String,
+        timeout: Duration = .seconds(30),
+        httpClient: HTTPClient = RelayClient.sharedHTTPClient
+    )
+        throws
+    {
+        self.baseURL = try Self.normalize(baseURL)
+        self.timeout = timeout
+        self.http = httpClient
+    }
+
+    /// Checks and normalizes a relay URL: scheme http or https, a host, no query; the trailing slash removed.
+    public static func normalize(_ text: String) throws -> String {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+            components.query == nil, components.fragment == nil
+        else {
+            throw ClientError(.invalidInput, "relay URL \"\(text.prefix(100))\" is not an http:// or https:// URL")
+        }
+        var normalized = text
+        while normalized.hasSuffix("/") { normalized.removeLast() }
+        return normalized
+    }
+
+    /// Uses this identity for authenticated routes from now on.
+    public func authenticate(as token: Token, identity: IdentityKeys) {
+        if self.credentials?.token != token || self.credentials?.identity.fingerprint != identity.fingerprint {
+            self.session = nil
+        }
+        self.credentials = (token, identity)
+    }
+
+    // MARK: Routes
+
+    /// `POST /v1/register`.
+    public func register(_ request: RegistrationRequest) async throws -> DirectoryEntry {
+        try await self.call(.POST, "/v1/register", body: request)
+    }
+
+    /// `GET /v1/directory?limit=…&after=…`.
+    public func directoryPage(limit: Int, after cursor: String?) async throws -> DirectoryPageResponse {
+        var query = "limit=\(limit)"
+        if let cursor {
+            query += "&after=" + (cursor.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? cursor)
+        }
+        return try await self.call(.GET, "/v1/directory?\(query)")
+    }
+
+    /// `GET /v1/directory/{nickname}`.
+    /// - Throws: `ClientError.unknownNickname` when nobody has that nickname.
+    public func entry(nickname: Nickname) async throws -> DirectoryEntry {
+        do {
+            return try await self.call(.GET, "/v1/directory/\(nickname.value)")
+        } catch let error as ClientError where error.status == 404 {
+            throw ClientError(
+                .unknownNickname,
+                "nobody is registered as \"\(nickname)\" at \(self.baseURL)",
+                status: 404
+            )
+        }
+    }
+
+    /// `GET /v1/directory/token/{token}`: the entry of a message's sender.
+    public func entry(token: Token) async throws -> DirectoryEntry {
+        try await self.call(.GET, "/v1/directory/token/\(token)")
+    }
+
+    /// `POST /v1/messages` (authenticated).
+    public func send(_ envelope: Envelope) async throws -> SendReceipt {
+        try await self.call(.POST, "/v1/messages", body: envelope, authenticated: true)
+    }
+
+    /// `GET /v1/messages?after=…&limit=…` (authenticated).
+    public func mailbox(after sequence: Int64, limit: Int) async throws -> MailboxResponse {
+        try await self.call(.GET, "/v1/messages?after=\(sequence)&limit=\(limit)", authenticated: true)
+    }
+
+    /// `POST /v1/messages/ack` (authenticated).
+    @discardableResult
+    public func acknowledge(_ ids: [UUID]) async throws -> AcknowledgeResponse {
+        try await self.call(.POST, "/v1/messages/ack", body: AcknowledgeRequest(ids: ids), authenticated: true)
+    }
+
+    /// `GET /v1/private` (authenticated).
+    public func account() async throws -> AccountResponse {
+        try await self.call(.GET, "/v1/private", authenticated: true)
+    }
+
+    /// `POST /v1/restore/parameters`.
+    public func restoreParameters(nickname: Nickname) async throws -> RestoreParametersResponse {
+        do {
+            return try await self.call(
+                .POST,
+                "/v1/restore/parameters",
+                body: RestoreParametersRequest(nickname: nickname)
+            )
+        } catch let error as ClientError where error.status == 404 {
+            throw ClientError(
+                .unknownNickname,
+                "nobody is registered as \"\(nickname)\" at \(self.baseURL)",
+                status: 404
+            )
+        }
+    }
+
+    /// `POST /v1/restore`.
+    public func restore(nickname: Nickname, authenticationKey: [UInt8]) async throws -> AccountResponse {
+        let body = RestoreRequest(nickname: nickname, authenticationKey: Data(authenticationKey).base64EncodedString())
+        do {
+            return try await self.call(.POST, "/v1/restore", body: body)
+        } catch let error as ClientError where error.status == 403 {
+            throw ClientError(.wrongSecret, "wrong secret for \(nickname): \(error.reason)", status: 403)
+        }
+    }
+
+    /// `POST /v1/keys/rotate` (authenticated with the current keys).
+    public func rotate(_ request: RotationRequest) async throws -> DirectoryEntry {
+        try await self.call(.POST, "/v1/keys/rotate", body: request, authenticated: true)
+    }
+
+    /// `DELETE /v1/account` (authenticated).
+    public func deleteAccount() async throws {
+        let _: Empty = try await self.call(.DELETE, "/v1/account", authenticated: true)
+    }
+
+    // MARK: Session
+
+    /// A bearer session for the identity given to `authenticate(as:identity:)`, logging in when there is none.
+    public func currentSession() async throws -> String {
+        if let session { return session }
+        guard let credentials else {
+            throw ClientError(.unauthorized, "no identity to log in to \(self.baseURL) with")
+        }
+        let challenge: ChallengeResponse = try await self.call(.POST, "/v1/auth/challenge")
+        guard let nonce = Data(base64Encoded: challenge.nonce), let relayID = Data(base64Encoded: challenge.relayID)
+        else {
+            throw ClientError(.invalidResponse, "\(self.baseURL) sent a login challenge that is not base64")
+        }
+        let signature = try credentials.identity.signAuthentication(
+            relayID: Array(relayID),
+            nonce: Array(nonce),
+            token: credentials.token
+        )
+        let request = SessionRequest(
+            token: credentials.token,
+            nonce: challenge.nonce,
+            signature: Data(signature).base64EncodedString()
+        )
+        let response: SessionResponse
+        do {
+            response = try await self.call(.POST, "/v1/auth/session", body: request)
+        } catch let error as ClientError where error.status == 401 || error.status == 403 || error.status == 404 {
+            throw ClientError(
+                .unauthorized,
+                "\(self.baseURL) refused to log in token \(credentials.token): \(error.reason)",
+                status: error.status
+            )
+        }
+        self.session = response.session
+        return response.session
+    }
+
+    /// Forgets the session, so the next authenticated call logs in again.
+    public func invalidateSession() { self.session = nil }
+
+    // MARK: Transport
+
+    struct Empty: Decodable {}
+    struct NoBody: Encodable {}
+
+    private func call<Response: Decodable>(
+        _ method: HTTPMethod,
+        _ path: String,
+        authenticated: Bool = false
+    ) async throws -> Response {
+        try await self.call(method, path, body: Optional<NoBody>.none, authenticated: authenticated)
+    }
+
+    private func call<Response: Decodable, Body: Encodable>(
+        _ method: HTTPMethod,
+        _ path: String,
+        body: Body?,
+        authenticated: Bool = false
+    ) async throws -> Response {
+        var encoded: [UInt8]?
+        if let body {
+            do {
+                encoded = Array(try WireCoding.makeEncoder().encode(body))
+            } catch {
+                throw ClientError(.invalidInput, "cannot encode the request for \(path): \(error)")
+            }
+        }
+        var retriedLogin = false
+        while true {
+            var request = HTTPClientRequest(url: self.baseURL + path)
+            request.method = method
+            request.headers.add(name: "Accept", value: "application/json")
+            request.headers.add(name: "User-Agent", value: "wots-cli/1")
+            if let encoded {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(encoded)
+            } else if method == .POST {
+                request.body = .bytes([UInt8]())
+            }
+            if authenticated {
+                request.headers.add(name: "Authorization", value: "Bearer \(try await self.currentSession())")
+            }
+            let (status, headers, bytes) = try await self.perform(request, method: method, path: path)
+            if authenticated, status == 401, !retriedLogin {
+                retriedLogin = true
+                self.session = nil
+                continue
+            }
+            guard (200..<300).contains(status) else {
+                throw self.refusal(status: status, headers: headers, bytes: bytes, method: method, path: path)
+            }
+            if Response.self == Empty.self, let empty = Empty() as? Response { return empty }
+            do {
+                return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes))
+            } catch {
+                throw ClientError(
+                    .invalidResponse,
+                    "\(self.baseURL) answered \(method) \(Self.route(path)) with something that is not the API: \(error)",
+                    status: status
+                )
+            }
+        }
+    }
+
+    private func perform(
+        _ request: HTTPClientRequest,
+        method: HTTPMethod,
+        path: String
+    ) async throws -> (Int, HTTPHeaders, [UInt8]) {
+        do {
+            let response = try await self.http.execute(request, timeout: .nanoseconds(self.timeout.nanoseconds))
+            let body = try await response.body.collect(upTo: Self.maximumResponseSize)
+            return (Int(response.status.code), response.headers, Array(body.readableBytesView))
+        } catch let error as ClientError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw ClientError(.relayUnreachable, "relay unreachable at \(self.baseURL) (\(Self.describe(error)))")
+        }
+    }
+
+    private func refusal(status: Int, headers: HTTPHeaders, bytes: [UInt8], method: HTTPMethod, path: String)
+        -> ClientError
+    {
+        var retry = ""
+        if status == 429, let after = headers.first(name: "Retry-After") { retry = " (retry after \(after) s)" }
+        if let body = try? WireCoding.makeDecoder().decode(APIErrorBody.self, from: Data(bytes)) {
+            return ClientError(
+                ClientError.Code(relayCode: body.error.code),
+                Self.printable(body.error.message) + retry,
+                status: status
+            )
+        }
+        return ClientError(
+            .invalidResponse,
+            "\(self.baseURL) answered \(method) \(Self.route(path)) with HTTP \(status)\(retry)",
+            status: status
+        )
+    }
+
+    /// The path without its query, for messages.
+    static func route(_ path: String) -> String { String(path.prefix { $0 != "?" }) }
+
+    /// Relay text shown to the user without control characters (no terminal escapes from a hostile relay).
+    static func printable(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.prefix(500).map { $0.properties.generalCategory == .control ? "?" : $0 }
+            )
+        )
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("connectTimeout") || text.contains("deadlineExceeded") { return "timed out" }
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("remoteConnectionClosed") { return "the connection closed before an answer" }
+        return text.count > 160 ? String(text.prefix(160)) + "…" : text
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = self.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension CharacterSet {
+    static let urlQueryValueAllowed: CharacterSet = {
+        var set = CharacterSet.urlQueryAllowed
+        set.remove(charactersIn: "&+=?#")
+        return set
+    }()
+}

@@ -1,0 +1,103 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where the user's secret comes from: a file, a value the caller read from `WOTS_SECRET`, or the terminal.
+///
+/// The secret is never logged, never stored and never part of an error message.
+public enum SecretSource: Sendable {
+    /// The first line of this file (a trailing newline is not part of the secret).
+    case file(URL)
+    /// A value given by the environment (`WOTS_SECRET`).
+    case value(String)
+    /// Ask on the controlling terminal with echo off.
+    case terminal
+
+    /// The shortest secret `register` accepts.
+    public static let minimumLength = 8
+
+    /// Reads the secret.
+    /// - Parameters:
+    ///   - confirm: ask twice on the terminal and insist the two agree (for a new secret).
+    ///   - prompt: what to ask, e.g. `"Secret for alice: "`.
+    /// - Throws: `ClientError.secretUnavailable` when the file cannot be read, there is no terminal, or the two
+    ///   entries differ.
+    public func read(prompt: String, confirm: Bool = false) throws -> String {
+        switch self {
+        case .value(let secret):
+            return secret
+        case .file(let url):
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw ClientError(
+                    .secretUnavailable,
+                    "cannot read the secret file \(url.path): \(error.localizedDescription)"
+                )
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ClientError(.secretUnavailable, "the secret file \(url.path) is not UTF-8 text")
+            }
+            let secret = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            return secret.hasSuffix("\r") ? String(secret.dropLast()) : secret
+        case .terminal:
+            let first = try Self.ask(prompt)
+            if confirm {
+                let second = try Self.ask("Again, to confirm: ")
+                guard first == second else {
+                    throw ClientError(.secretUnavailable, "the two secrets you typed differ")
+                }
+            }
+            return first
+        }
+    }
+
+    /// Checks a new secret's length.
+    /// - Throws: `ClientError.invalidInput` saying the minimum.
+    public static func validateNew(_ secret: String) throws {
+        guard secret.count >= Self.minimumLength else {
+            throw ClientError(
+                .invalidInput,
+                "the secret is \(secret.count) characters (at least \(Self.minimumLength))"
+            )
+        }
+    }
+
+    /// Reads one line from `/dev/tty` with echo off.
+    private static func ask(_ prompt: String) throws -> String {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else {
+            throw ClientError(
+                .secretUnavailable,
+                "no terminal to ask for the secret on; use --secret-file FILE or WOTS_SECRET"
+            )
+        }
+        defer { close(tty) }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        var saved = termios()
+        let hasTermios = tcgetattr(tty, &saved) == 0
+        if hasTermios {
+            var silent = saved
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            silent.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(tty, TCSANOW, &silent)
+        }
+        defer { if hasTermios { tcsetattr(tty, TCSANOW, &saved) } }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = Glibc.read(tty, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 || byte == 0x0A { break }
+            bytes.append(byte)
+        }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

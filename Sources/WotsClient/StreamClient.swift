@@ -1,0 +1,143 @@
+import Foundation
+import HummingbirdWSClient
+public import Logging
+import Synchronization
+public import WotsCore
+
+/// The relay's live stream (`GET /v1/stream`): authenticates in the first frame, then receives queued and live
+/// messages and acknowledges them; reconnects with exponential back-off when the connection drops.
+public struct StreamClient: Sendable {
+    /// What happened to the connection, for status lines.
+    public enum Status: Sendable, Hashable {
+        /// Authenticated; messages follow.
+        case connected
+        /// The connection failed or closed; the next attempt starts after `retryIn`.
+        case disconnected(reason: String, retryIn: Duration)
+    }
+
+    /// Largest frame accepted from the relay. Default 1 MiB (an envelope is at most 64 KiB, base64 in JSON).
+    public var maximumFrameSize = 1 << 20
+    /// First reconnect delay, doubled after each failure up to `maximumBackoff`. Default 0.5 s.
+    public var initialBackoff: Duration = .milliseconds(500)
+    /// Longest reconnect delay. Default 30 s.
+    public var maximumBackoff: Duration = .seconds(30)
+
+    let relay: RelayClient
+    let logger: Logger
+
+    public init(relay: RelayClient, logger: Logger) {
+        self.relay = relay
+        self.logger = logger
+    }
+
+    /// The `ws://` or `wss://` URL of the relay's stream.
+    public var url: String {
+        var base = self.relay.baseURL
+        if base.lowercased().hasPrefix("https://") {
+            base = "wss://" + base.dropFirst("https://".count)
+        } else if base.lowercased().hasPrefix("http://") {
+            base = "ws://" + base.dropFirst("http://".count)
+        }
+        return base + "/v1/stream"
+    }
+
+    /// Connects and delivers messages until the task is cancelled.
+    /// - Parameters:
+    ///   - status: told about connects and disconnects.
+    ///   - handle: called for each delivered message; return true to acknowledge it.
+    /// - Throws: `ClientError.unauthorized` when the relay refuses the account (reconnecting would not help),
+    ///   `CancellationError` when cancelled.
+    public func run(
+        status: @escaping @Sendable (Status) -> Void,
+        handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
+    ) async throws {
+        var backoff = self.initialBackoff
+        while true {
+            try Task.checkCancellation()
+            let connected = Flag()
+            let reason: String
+            do {
+                try await self.connectOnce(connected: connected, status: status, handle: handle)
+                reason = "the relay closed the stream"
+            } catch let error as ClientError where error.code == .unauthorized {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as ClientError {
+                reason = error.reason
+            } catch {
+                reason = RelayClient.describe(error)
+            }
+            try Task.checkCancellation()
+            if connected.isSet { backoff = self.initialBackoff }
+            status(.disconnected(reason: reason, retryIn: backoff))
+            try await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, self.maximumBackoff)
+        }
+    }
+
+    private func connectOnce(
+        connected: Flag,
+        status: @escaping @Sendable (Status) -> Void,
+        handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
+    ) async throws {
+        let session = try await self.relay.currentSession()
+        let relay = self.relay
+        let maximumFrameSize = self.maximumFrameSize
+        let configuration = WebSocketClientConfiguration(
+            maxFrameSize: maximumFrameSize,
+            autoPing: .enabled(timePeriod: .seconds(30))
+        )
+        try await WebSocketClient.connect(url: self.url, configuration: configuration, logger: self.logger) {
+            inbound,
+            outbound,
+            _ in
+            let encoder = WireCoding.makeEncoder()
+            let decoder = WireCoding.makeDecoder()
+            func send(_ frame: ClientFrame) async throws {
+                try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
+            }
+            try await send(.auth(session: session))
+            for try await message in inbound.messages(maxSize: maximumFrameSize) {
+                guard case .text(let text) = message else { continue }
+                let frame: RelayFrame
+                do {
+                    frame = try decoder.decode(RelayFrame.self, from: Data(text.utf8))
+                } catch {
+                    throw ClientError(.invalidResponse, "the relay sent a stream frame that is not the API: \(error)")
+                }
+                switch frame {
+                case .ready:
+                    connected.set()
+                    status(.connected)
+                case .message(let delivered):
+                    if try await handle(delivered) {
+                        try await send(.ack(ids: [delivered.envelope.header.messageID]))
+                    }
+                case .error(_, let code, let text):
+                    if code == "unauthorized" || code == "unauthenticated" || code == "invalid_session" {
+                        await relay.invalidateSession()
+                        if !connected.isSet {
+                            throw ClientError(
+                                .stream,
+                                "the relay refused the stream session: \(RelayClient.printable(text))"
+                            )
+                        }
+                    }
+                    throw ClientError(.stream, "the relay reported \(code): \(RelayClient.printable(text))")
+                case .accepted, .directory:
+                    continue
+                }
+            }
+        }
+    }
+}
+
+/// A flag set from inside the WebSocket handler and read after it returns.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    var isSet: Bool { self.value.load(ordering: .relaxed) }
+
+    func set() { self.value.store(true, ordering: .relaxed) }
+}

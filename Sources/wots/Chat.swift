@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import WotsClient
+import WotsCore
+import WotsCrypto
+
+struct Chat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Talk with someone: lines you type are sent, their messages appear as they arrive.",
+        discussion: "End with Ctrl-D. The recipient's key is checked (and pinned on first use) as for `wots send`."
+    )
+
+    @ParentCommand var root: Wots
+    @OptionGroup var secret: SecretOptions
+
+    @Option(name: .long, help: ArgumentHelp("Who to talk with.", valueName: "NICK"))
+    var with: String
+
+    func validate() throws { _ = try parseNickname(self.with) }
+
+    func run() async throws {
+        let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        let nickname = try parseNickname(self.with)
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        // readLine blocks, so it gets its own thread rather than one of the few cooperative ones.
+        let reader = Thread {
+            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            continuation.finish()
+        }
+        reader.start()
+        let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        if Terminal.stderrIsTerminal { Terminal.note("chatting with \(nickname); Ctrl-D ends") }
+        try await messenger.chat(
+            with: nickname,
+            lines: lines,
+            status: { Terminal.status($0, url: url) },
+            show: { message in Terminal.out(Terminal.describe(message)) },
+            sent: { _ in },
+            failed: { error in Terminal.note("wots: not sent: \(error.reason)") }
+        )
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import WotsClient
+import WotsCore
+import WotsCrypto
+
+struct Inbox: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch, verify, decrypt and show new messages, then delete them at the relay.",
+        discussion: """
+            Each message is checked against its sender's signing key before it is decrypted; one that fails is \
+            reported with its sender and the reason, and never shown as valid. Messages from a changed key stay \
+            in the mailbox until `wots trust NICK`. --json prints one JSON array of {"id", "seq", "from", \
+            "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error"}.
+            """
+    )
+
+    @ParentCommand var root: Wots
+    @OptionGroup var secret: SecretOptions
+
+    @Flag(name: .long, help: "Print the messages as a JSON array.")
+    var json = false
+
+    @Flag(name: .long, help: "Leave the messages in the mailbox.")
+    var keep = false
+
+    func run() async throws {
+        let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        var collected: [ReceivedMessage] = []
+        let json = self.json
+        let summary = try await messenger.inbox(keep: self.keep) { message in
+            if json {
+                collected.append(message)
+            } else {
+                Terminal.out(Terminal.describe(message))
+            }
+        }
+        if json {
+            try Terminal.json(collected)
+        } else if summary.shown == 0 {
+            Terminal.out("no new messages")
+        }
+        if summary.invalid > 0 {
+            Terminal.note(
+                "wots: \(summary.invalid) of \(summary.shown) messages failed verification and were not shown"
+            )
+        }
+    }
+}

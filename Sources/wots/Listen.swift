@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import WotsClient
+import WotsCore
+import WotsCrypto
+
+struct Listen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show incoming messages as they arrive (queued ones first).",
+        discussion: """
+            One line per message, flushed at once; with --json one JSON object per line, the fields of \
+            `wots inbox --json`. Each message is acknowledged after it was printed. Reconnects with back-off \
+            when the connection drops; stop with Ctrl-C.
+            """
+    )
+
+    @ParentCommand var root: Wots
+    @OptionGroup var secret: SecretOptions
+
+    @Flag(name: .long, help: "One JSON object per line.")
+    var json = false
+
+    func run() async throws {
+        let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        let json = self.json
+        let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        try await messenger.listen(status: { Terminal.status($0, url: url) }) { message in
+            if json {
+                try Terminal.json(message)
+            } else {
+                Terminal.out(Terminal.describe(message))
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import WotsClient
+import WotsCore
+import WotsCrypto
+
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send an end-to-end encrypted message.",
+        discussion: """
+            The text comes from the arguments, or from stdin when there are none. The recipient's keys are pinned \
+            on first use; a changed key is refused until `wots trust NICK`. A send that failed midway can be \
+            retried with the printed --id: the relay stores the message once. --json prints {"id", "to", \
+            "recipientToken", "seq", "receivedAt", "pinnedNow", "fingerprint"}.
+            """
+    )
+
+    @ParentCommand var root: Wots
+    @OptionGroup var secret: SecretOptions
+
+    @Option(name: .long, help: ArgumentHelp("The recipient's nickname.", valueName: "NICK"))
+    var to: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Message id (to retry a send safely); default a new random id.", valueName: "UUID")
+    )
+    var id: String?
+
+    @Flag(name: .long, help: "Print the receipt as JSON.")
+    var json = false
+
+    @Argument(help: "The message; read from stdin when absent.")
+    var text: [String] = []
+
+    func validate() throws {
+        _ = try parseNickname(self.to)
+        if let id, UUID(uuidString: id) == nil { throw ValidationError("--id \"\(id)\" is not a UUID") }
+        if !self.text.isEmpty {
+            do {
+                try Messenger.validateMessage(self.text.joined(separator: " "))
+            } catch let error as ClientError {
+                throw ValidationError(error.reason)
+            }
+        }
+    }
+
+    func run() async throws {
+        var message = self.text.joined(separator: " ")
+        if self.text.isEmpty {
+            if Terminal.stdinIsTerminal { Terminal.note("type the message, then Ctrl-D:") }
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard let read = String(data: data, encoding: .utf8) else {
+                throw ClientError(.invalidInput, "the message on stdin is not UTF-8 text")
+            }
+            message = read.hasSuffix("\n") ? String(read.dropLast()) : read
+        }
+        let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        let sent = try await messenger.send(
+            message,
+            to: try parseNickname(self.to),
+            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID()
+        )
+        if sent.pinnedNow {
+            Terminal.note(
+                "pinned \(sent.to)'s key \(sent.fingerprint.grouped) (first use); compare `wots verify \(sent.to)` with them"
+            )
+        }
+        if self.json {
+            try Terminal.json(sent)
+        } else {
+            Terminal.out("sent to \(sent.to) (id \(sent.id.uuidString.lowercased()))")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import Logging
+import WotsClient
+import WotsCore
+import WotsCrypto
+
+/// Writes to stdout and stderr unbuffered (so `listen` lines reach a pipe at once), and formats for people.
+enum Terminal {
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Log lines go to stderr; errors only unless `WOTS_LOG_LEVEL` says otherwise.
+    static let logger: Logger = {
+        var logger = Logger(label: "wots") { label in StreamLogHandler.standardError(label: label) }
+        let level = ProcessInfo.processInfo.environment["WOTS_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) }
+        logger.logLevel = level ?? .error
+        return logger
+    }()
+
+    /// One line (or several) on stdout, written immediately.
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// One line on stderr.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// A progress line on stderr, only when stderr is a terminal; overwritten by the next.
+    static func progress(_ text: String) {
+        guard Self.stderrIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+    }
+
+    static func endProgress() {
+        guard Self.stderrIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// The one error line, then exit status 1.
+    static func fail(_ reason: String) -> Never {
+        Self.note("wots: \(reason)")
+        exit(1)
+    }
+
+    /// One JSON value on one line, with the wire coders (stable key order).
+    static func json(_ value: some Encodable, pretty: Bool = false) throws {
+        let encoder = WireCoding.makeEncoder()
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
+        Self.out(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// Local time, to the second.
+    static func time(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    /// Text from someone else, made safe for a terminal: control characters (escape sequences) are shown as `?`,
+    /// newlines and tabs kept.
+    static func safe(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    if scalar == "\n" || scalar == "\t" { return scalar }
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator: return "?"
+                    default: return scalar
+                    }
+                }
+            )
+        )
+    }
+
+    /// A received message as people read it: `[time] sender: text`, continuation lines indented; an invalid message
+    /// says so and why, and never shows text.
+    static func describe(_ message: ReceivedMessage) -> String {
+        let stamp = "[\(Self.time(message.sentAt))]"
+        let sender = Self.safe(message.senderName)
+        guard message.isValid, let text = message.text else {
+            let problem = message.problem.map { "\($0.code): \(Self.safe($0.message))" } ?? "unreadable"
+            let kept = message.acknowledge ? "" : " (kept in the mailbox)"
+            return "\(stamp) ✗ message \(message.id) from \(sender) NOT SHOWN: \(problem)\(kept)"
+        }
+        let lines = Self.safe(text).split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = String(repeating: " ", count: stamp.count + 1)
+        return "\(stamp) \(sender): " + lines.joined(separator: "\n" + indent)
+    }
+
+    static func status(_ status: StreamClient.Status, url: String) {
+        switch status {
+        case .connected:
+            if Self.stderrIsTerminal { Self.note("connected to \(url)") }
+        case .disconnected(let reason, let retryIn):
+            let seconds = Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) / 1e18
+            Self.note("wots: disconnected (\(reason)); reconnecting in \(String(format: "%.1f", seconds)) s")
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WotsClient
+import WotsCore
+import WotsCrypto
+
+/// `wots`: the command-line client of a Wots relay.
+@main
+struct Wots: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wots",
+        abstract: "End-to-end encrypted messages through a Wots relay.",
+        discussion: """
+            The relay comes from --relay, WOTS_RELAY, the account's own relay, or http://127.0.0.1:8080. Local \
+            state lives under --home, WOTS_HOME, $XDG_DATA_HOME/wots or ~/.local/share/wots (folder 0700, files \
+            0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, or is \
+            asked on the terminal. WOTS_KDF_COST=test selects cheap scrypt parameters for test scripts only.
+            """,
+        subcommands: [
+            Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
+            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self,
+        ]
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Relay URL (http:// or https://).", valueName: "URL"))
+    var relay: String?
+
+    @Option(name: .long, help: ArgumentHelp("Folder of the local account.", valueName: "DIR"))
+    var home: String?
+
+    func validate() throws {
+        if let relay {
+            do {
+                _ = try RelayClient.normalize(relay)
+            } catch let error as ClientError {
+                throw ValidationError(error.reason)
+            }
+        }
+        if let home, home.isEmpty { throw ValidationError("--home must not be empty") }
+    }
+
+    /// Builds the client from flags and environment; only the executable reads them.
+    func messenger(secretFile: String? = nil) throws -> Messenger {
+        let environment = ProcessInfo.processInfo.environment
+        let relay = self.relay ?? environment["WOTS_RELAY"].flatMap { $0.isEmpty ? nil : $0 }
+        let home =
+            self.home.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? LocalStore.defaultHome(environment: environment)
+        let secret: SecretSource
+        if let secretFile {
+            secret = .file(URL(fileURLWithPath: secretFile))
+        } else if let value = environment["WOTS_SECRET"] {
+            secret = .value(value)
+        } else {
+            secret = .terminal
+        }
+        var cost = KeyDerivationCost.standard
+        if let name = environment["WOTS_KDF_COST"], !name.isEmpty {
+            guard let chosen = KeyDerivationCost(rawValue: name) else {
+                let names = KeyDerivationCost.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ClientError(.invalidInput, "WOTS_KDF_COST=\(name) is unknown (one of: \(names))")
+            }
+            cost = chosen
+        }
+        return try Messenger(
+            configuration: Messenger.Configuration(relay: relay, home: home, keyDerivationCost: cost, secret: secret),
+            logger: Terminal.logger
+        )
+    }
+
+    /// Runs the command; a failure becomes one line on stderr and exit status 1 (usage errors keep the parser's
+    /// message and status).
+    static func main() async {
+        do {
+            var command = try Self.parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ClientError {
+            Terminal.fail(error.reason)
+        } catch let error as DomainError {
+            Terminal.fail(error.reason)
+        } catch let error as CryptoError {
+            Terminal.fail(error.reason)
+        } catch is CancellationError {
+            Foundation.exit(130)
+        } catch {
+            Self.exit(withError: error)
+        }
+    }
+}
+
+/// Options of the commands that open the private keys.
+struct SecretOptions: ParsableArguments {
+    @Option(
+        name: .customLong("secret-file"),
+        help: ArgumentHelp(
+            "Read the secret from the first line of FILE (else WOTS_SECRET, else ask).",
+            valueName: "FILE"
+        )
+    )
+    var secretFile: String?
+}
+
+/// Parses a nickname argument, turning a broken rule into a usage error.
+func parseNickname(_ text: String) throws -> Nickname {
+    do {
+        return try Nickname(text)
+    } catch let error as DomainError {
+        throw ValidationError(error.reason)
+    }
+}

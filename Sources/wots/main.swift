@@ -1,1 +1,0 @@
-print("wots: the CLI is being written")

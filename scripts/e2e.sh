@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# End-to-end test: builds `wots` and `wots-relay`, starts the relay on a throwaway SQLite file and a free port,
+# and drives real users through the CLI with temporary homes. Prints "N passed, 0 failed"; exits non-zero naming
+# the failing step.
+#
+# Environment:
+#   WOTS_E2E_SCRATCH      SwiftPM scratch path (default .build)
+#   WOTS_E2E_SKIP_BUILD=1 use binaries already built in the scratch path
+#   WOTS_E2E_USERS        how many users the directory-paging scenario registers (default 250)
+#   WOTS_E2E_KEEP=1       keep the work folder (relay database, log, homes) for inspection
+#   WOTS_E2E_DATABASE     relay database URL instead of a temporary SQLite file (e.g. postgres://…)
+#   WOTS_E2E_POSTGRES=1   after the SQLite run, run every scenario again on a throwaway PostgreSQL
+#                         (scripts/with-postgres.sh)
+# The CLI runs with WOTS_KDF_COST=test (scrypt N = 2^10) so a registration costs milliseconds, not a second.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCRATCH=${WOTS_E2E_SCRATCH:-$ROOT/.build}
+USERS=${WOTS_E2E_USERS:-250}
+cd "$ROOT"
+
+if [[ "${WOTS_E2E_SKIP_BUILD:-0}" != 1 ]]; then
+    echo "building wots and wots-relay…" >&2
+    swift build --scratch-path "$SCRATCH" --product wots-relay >&2 || { echo "FAIL: build wots-relay" >&2; exit 1; }
+    swift build --scratch-path "$SCRATCH" --product wots >&2 || { echo "FAIL: build wots" >&2; exit 1; }
+fi
+BIN=$(swift build --scratch-path "$SCRATCH" --show-bin-path)
+WOTS_BIN="$BIN/wots"
+RELAY_BIN="$BIN/wots-relay"
+[[ -x "$WOTS_BIN" && -x "$RELAY_BIN" ]] || { echo "FAIL: binaries missing in $BIN" >&2; exit 1; }
+
+if [[ "${WOTS_E2E_POSTGRES:-0}" == 1 ]]; then
+    WOTS_E2E_POSTGRES=0 WOTS_E2E_SKIP_BUILD=1 bash "$ROOT/scripts/e2e.sh" || exit 1
+    echo "==> the same scenarios on PostgreSQL" >&2
+    exec bash scripts/with-postgres.sh env WOTS_E2E_POSTGRES=0 WOTS_E2E_SKIP_BUILD=1 \
+        bash -c 'WOTS_E2E_DATABASE="$WOTS_TEST_POSTGRES_URL" exec bash "$0"' "$ROOT/scripts/e2e.sh"
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/wots-e2e.XXXXXX")
+RELAY_PID=""
+LISTEN_PID=""
+cleanup() {
+    [[ -n "$LISTEN_PID" ]] && kill "$LISTEN_PID" 2>/dev/null
+    if [[ -n "$RELAY_PID" ]]; then
+        kill -TERM "$RELAY_PID" 2>/dev/null
+        wait "$RELAY_PID" 2>/dev/null
+    fi
+    if [[ "${WOTS_E2E_KEEP:-0}" == 1 ]]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+PASSED=0
+fail() {
+    echo "FAIL: $CURRENT: $*" >&2
+    echo "--- last output ---" >&2
+    cat "$WORK/out" "$WORK/err" 2>/dev/null | tail -20 >&2
+    echo "--- relay log (tail) ---" >&2
+    tail -20 "$WORK/relay.log" >&2 2>/dev/null
+    echo "$PASSED passed, 1 failed" >&2
+    exit 1
+}
+step() { CURRENT="$1"; }
+ok() { PASSED=$((PASSED + 1)); echo "ok $PASSED - $CURRENT" >&2; }
+
+# wots as USER: its own home and secret; stdout in $WORK/out, stderr in $WORK/err.
+as() {
+    local user=$1; shift
+    WOTS_HOME="$WORK/homes/$user" WOTS_SECRET="secret of $user, long enough" "$WOTS_BIN" "$@" >"$WORK/out" 2>"$WORK/err"
+}
+expect_success() { "$@" || fail "exit status $? from: ${*:2}"; }
+expect_failure() { if "$@"; then fail "succeeded but should have failed: ${*:2}"; fi; }
+out_has() { grep -qF -- "$1" "$WORK/out" || fail "stdout lacks \"$1\""; }
+err_has() { grep -qiF -- "$1" "$WORK/err" || fail "stderr lacks \"$1\""; }
+json() { python3 -c "import json,sys; d=json.load(open('$WORK/out')); print($1)"; }
+
+export WOTS_KDF_COST=test
+unset WOTS_SECRET WOTS_HOME XDG_DATA_HOME
+mkdir -p "$WORK/homes"
+chmod 700 "$WORK/homes"
+
+# --- relay ---------------------------------------------------------------------------------------------------------
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+export WOTS_RELAY="http://127.0.0.1:$PORT"
+DATABASE=${WOTS_E2E_DATABASE:-sqlite:$WORK/relay.sqlite}
+step "relay starts on ${DATABASE%%:*}"
+"$RELAY_BIN" serve --host 127.0.0.1 --port "$PORT" --database "$DATABASE" \
+    --registrations-per-minute 1000000 ${WOTS_E2E_RELAY_ARGS:-} \
+    >"$WORK/relay.log" 2>&1 &
+RELAY_PID=$!
+for _ in $(seq 1 100); do
+    curl -fsS "$WOTS_RELAY/healthz" >/dev/null 2>&1 && break
+    kill -0 "$RELAY_PID" 2>/dev/null || fail "relay exited: $(tail -5 "$WORK/relay.log")"
+    sleep 0.2
+done
+curl -fsS "$WOTS_RELAY/healthz" >/dev/null 2>&1 || fail "relay not healthy on port $PORT"
+ok
+
+# --- registration ----------------------------------------------------------------------------------------------------
+step "alice registers and gets a token and fingerprint"
+expect_success as alice register --nick alice --avatar-preset tiger
+out_has "registered alice"; out_has "token:"; out_has "fingerprint:"
+ok
+
+step "bob registers"
+expect_success as bob register --nick Bob
+out_has "registered bob"
+ok
+
+step "whoami shows nickname, token, fingerprint and relay"
+expect_success as alice whoami --json
+[[ $(json 'd["nickname"]') == alice ]] || fail "nickname"
+[[ $(json 'len(d["token"])') == 26 ]] || fail "token length"
+[[ $(json 'd["relay"]') == "$WOTS_RELAY" ]] || fail "relay"
+ALICE_FP=$(json 'd["fingerprint"]')
+ok
+
+step "a taken nickname is refused in any case and leaves no local state"
+expect_failure as mallory register --nick ALICE
+err_has "alice"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+[[ ! -e "$WORK/homes/mallory/profile.json" && ! -e "$WORK/homes/mallory/private-record.json" ]] || fail "half-state left"
+ok
+
+step "invalid nicknames are refused with the rule"
+expect_failure as mallory register --nick al
+err_has "too short"
+expect_failure as mallory register --nick 'bad name!'
+err_has "allowed"
+ok
+
+step "registering twice in one home is refused"
+expect_failure as alice register --nick alice2
+err_has "already"
+ok
+
+# --- directory -------------------------------------------------------------------------------------------------------
+step "directory list shows both users"
+expect_success as alice directory list
+out_has "alice"; out_has "bob"
+ok
+
+step "directory show prints the fingerprint"
+expect_success as bob directory show alice --json
+[[ $(json 'd["fingerprint"]') == "$ALICE_FP" ]] || fail "fingerprint differs from whoami"
+ok
+
+step "directory show of an unknown nickname fails with one line"
+expect_failure as alice directory show nobody-here
+err_has "nobody-here"
+ok
+
+# --- messages --------------------------------------------------------------------------------------------------------
+MARKER="marker-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
+step "alice sends bob a message (pinning his key on first use)"
+expect_success as alice send --to bob "hello bob $MARKER"
+out_has "sent to bob"
+err_has "pinned bob"
+ok
+
+step "bob sends alice a message from stdin"
+echo "hi alice $MARKER-reply" | WOTS_HOME="$WORK/homes/bob" WOTS_SECRET="secret of bob, long enough" \
+    "$WOTS_BIN" send --to alice >"$WORK/out" 2>"$WORK/err" || fail "send from stdin"
+ok
+
+step "bob's inbox shows alice's message, verified"
+expect_success as bob inbox
+out_has "alice: hello bob $MARKER"
+ok
+
+step "a second inbox shows nothing new"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 0 ]] || fail "second inbox not empty"
+ok
+
+step "alice's inbox --json shows bob's reply as valid"
+expect_success as alice inbox --json
+[[ $(json 'len(d)') == 1 ]] || fail "expected one message"
+[[ $(json 'd[0]["from"]') == bob && $(json 'd[0]["valid"]') == True ]] || fail "not a valid message from bob"
+[[ $(json 'd[0]["text"]') == "hi alice $MARKER-reply" ]] || fail "text differs"
+ok
+
+step "inbox --keep leaves messages in the mailbox"
+expect_success as alice send --to bob "kept $MARKER"
+expect_success as bob inbox --keep --json
+[[ $(json 'len(d)') == 1 ]] || fail "expected one message"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 1 ]] || fail "the kept message is gone"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 0 ]] || fail "acknowledged message came back"
+ok
+
+step "a retried send with the same id is stored once"
+ID=$(python3 -c 'import uuid; print(uuid.uuid4())')
+expect_success as alice send --to bob --id "$ID" "once $MARKER"
+expect_success as alice send --to bob --id "$ID" "once $MARKER"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 1 ]] || fail "duplicate delivered"
+ok
+
+step "sending to an unknown recipient is refused"
+expect_failure as alice send --to nobody-here "x"
+err_has "nobody-here"
+ok
+
+step "the relay never sees the plaintext (database files and log)"
+sleep 0.5
+if grep -ralF "$MARKER" "$WORK"/relay.* >/dev/null 2>&1; then fail "marker found in relay files"; fi
+if [[ "$DATABASE" == postgres* ]] && command -v pg_dump >/dev/null; then
+    pg_dump "$DATABASE" >"$WORK/dump.sql" 2>/dev/null || fail "pg_dump"
+    if grep -qF "$MARKER" "$WORK/dump.sql"; then fail "marker found in the PostgreSQL database"; fi
+    rm -f "$WORK/dump.sql"
+fi
+ok
+
+# --- live stream -----------------------------------------------------------------------------------------------------
+step "listen prints a live message as one JSON line and acknowledges it"
+WOTS_HOME="$WORK/homes/bob" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" listen --json \
+    >"$WORK/listen.out" 2>"$WORK/listen.err" &
+LISTEN_PID=$!
+sleep 1.5
+expect_success as alice send --to bob "live $MARKER"
+for _ in $(seq 1 50); do grep -qF "live $MARKER" "$WORK/listen.out" && break; sleep 0.2; done
+grep -qF "live $MARKER" "$WORK/listen.out" || { cat "$WORK/listen.err" >&2; fail "listener printed nothing"; }
+python3 -c "import json; [json.loads(l) for l in open('$WORK/listen.out')]" || fail "not JSON lines"
+sleep 0.5
+kill "$LISTEN_PID" 2>/dev/null; wait "$LISTEN_PID" 2>/dev/null; LISTEN_PID=""
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 0 ]] || fail "listened message not acknowledged"
+ok
+
+step "chat sends each line typed on stdin"
+printf 'chat one %s\nchat two\n' "$MARKER" | as alice chat --with bob || fail "chat"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 2 && $(json 'd[1]["text"]') == "chat two" ]] || fail "chat lines not delivered in order"
+ok
+
+# --- verify, rotate, trust -------------------------------------------------------------------------------------------
+step "verify shows the same safety number on both sides"
+expect_success as alice verify bob
+A_NUM=$(sed -n '2,4p' "$WORK/out")
+expect_success as bob verify alice
+B_NUM=$(sed -n '2,4p' "$WORK/out")
+[[ -n "$A_NUM" && "$A_NUM" == "$B_NUM" ]] || fail "safety numbers differ"
+ok
+
+step "bob rotates his keys"
+expect_success as bob rotate
+out_has "new fingerprint"
+ok
+
+step "sending to bob's changed key is refused"
+expect_failure as alice send --to bob "after rotation"
+err_has "changed"; err_has "wots trust bob"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+ok
+
+step "mail signed with bob's changed key is reported, not shown, and kept until trusted"
+expect_success as bob send --to alice "new key says hi $MARKER"
+expect_success as alice inbox --json
+[[ $(json 'len(d)') == 1 && $(json 'd[0]["valid"]') == False && $(json 'd[0]["error"]["code"]') == key_changed ]] \
+    || fail "changed-key mail not reported as key_changed"
+[[ $(json 'd[0]["text"]') == None ]] || fail "text shown for an unverified message"
+expect_success as alice inbox
+out_has "NOT SHOWN"
+ok
+
+step "after trust, alice reads the held mail and can send again"
+expect_success as alice trust bob
+out_has "now trusting bob"
+expect_success as alice inbox --json
+[[ $(json 'd[0]["valid"]') == True && $(json 'd[0]["text"]') == "new key says hi $MARKER" ]] || fail "held mail not readable"
+expect_success as alice send --to bob "after trust $MARKER"
+expect_success as bob inbox --json
+[[ $(json 'd[0]["text"]') == "after trust $MARKER" ]] || fail "bob cannot read with his new keys"
+ok
+
+# --- restore ---------------------------------------------------------------------------------------------------------
+step "restore with the wrong secret fails and says so"
+WOTS_HOME="$WORK/homes/alice-new" WOTS_SECRET="not alice's secret" "$WOTS_BIN" restore --nick alice \
+    >"$WORK/out" 2>"$WORK/err" && fail "restore with a wrong secret succeeded"
+err_has "wrong secret"
+[[ ! -e "$WORK/homes/alice-new/profile.json" ]] || fail "wrong secret left a profile"
+ok
+
+step "restore with the right secret works and reads old mail"
+expect_success as bob send --to alice "waiting for you $MARKER"
+WOTS_HOME="$WORK/homes/alice-new" WOTS_SECRET="secret of alice, long enough" "$WOTS_BIN" restore --nick alice \
+    >"$WORK/out" 2>"$WORK/err" || fail "restore"
+out_has "restored alice"
+WOTS_HOME="$WORK/homes/alice-new" WOTS_SECRET="secret of alice, long enough" "$WOTS_BIN" inbox \
+    >"$WORK/out" 2>"$WORK/err" || fail "inbox after restore"
+out_has "waiting for you $MARKER"
+ok
+
+# --- permissions -----------------------------------------------------------------------------------------------------
+step "local folders are 0700 and files 0600"
+for home in "$WORK"/homes/*/; do
+    [[ $(stat -c %a "$home") == 700 ]] || fail "$home is $(stat -c %a "$home")"
+    for file in "$home"*; do
+        [[ -e "$file" ]] || continue
+        [[ $(stat -c %a "$file") == 600 ]] || fail "$file is $(stat -c %a "$file")"
+    done
+done
+ok
+
+# --- unregister ------------------------------------------------------------------------------------------------------
+step "unregister deletes the account at the relay and locally"
+expect_success as carol register --nick carol
+expect_success as carol unregister --yes
+expect_failure as alice directory show carol
+[[ ! -e "$WORK/homes/carol/profile.json" ]] || fail "local profile left"
+ok
+
+# --- directory paging ------------------------------------------------------------------------------------------------
+step "$USERS users are listed completely across pages"
+register_one() {
+    WOTS_HOME="$WORK/homes/many/u$1" WOTS_SECRET="secret of user $1" "$WOTS_BIN" register --nick "user-$(printf %04d "$1")" \
+        >/dev/null 2>"$WORK/many-$1.err" || { cat "$WORK/many-$1.err" >&2; return 1; }
+}
+export -f register_one
+export WORK WOTS_BIN
+mkdir -p "$WORK/homes/many" && chmod 700 "$WORK/homes/many"
+seq 1 "$USERS" | xargs -P 4 -I{} bash -c 'register_one {}' || fail "registering $USERS users"
+rm -rf "$WORK/homes/many"
+expect_success as alice directory list --json
+TOTAL=$(json 'len(d)')
+MANY=$(json 'len([e for e in d if e["nickname"].startswith("user-")])')
+[[ "$MANY" == "$USERS" ]] || fail "listed $MANY of $USERS users"
+[[ $(json 'len(set(e["nickname"] for e in d)) == len(d) and [e["nickname"] for e in d] == sorted(e["nickname"] for e in d)') == True ]] \
+    || fail "duplicates or out of order"
+expect_success as alice directory list --limit 7
+[[ $(wc -l <"$WORK/out") -eq $TOTAL ]] || fail "--limit 7 listed $(wc -l <"$WORK/out") of $TOTAL"
+expect_failure as alice directory list --limit 101
+err_has "1–100"
+ok
+
+echo "$PASSED passed, 0 failed"
