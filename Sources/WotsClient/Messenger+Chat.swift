@@ -15,18 +15,9 @@ extension Messenger {
         sent: @escaping @Sendable (SentMessage) -> Void,
         failed: @escaping @Sendable (ClientError) -> Void
     ) async throws {
-        let unlocked = try await self.unlock()
         let recipient = try await self.recipient(nickname)
-        let state = ListenerState(
-            store: self.store,
-            opener: MessageOpener(
-                relay: self.relay,
-                token: unlocked.token,
-                identity: unlocked.identity,
-                contacts: try self.store.contactBook(),
-                seen: try self.store.seenMessages()
-            )
-        )
+        let unlocked = try await self.unlock()
+        let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

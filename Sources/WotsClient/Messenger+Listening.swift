@@ -11,16 +11,7 @@ extension Messenger {
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void
     ) async throws {
         let unlocked = try await self.unlock()
-        let state = ListenerState(
-            store: self.store,
-            opener: MessageOpener(
-                relay: self.relay,
-                token: unlocked.token,
-                identity: unlocked.identity,
-                contacts: try self.store.contactBook(),
-                seen: try self.store.seenMessages()
-            )
-        )
+        let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
         try await stream.run(status: status) { delivered in
             guard let message = try await state.open(delivered) else { return true }
@@ -32,6 +23,22 @@ extension Messenger {
 }
 
 /// The listener's mutable state (contacts pinned on first use, ids seen), touched across awaits.
+extension Messenger {
+    /// The state that opens, de-duplicates and acknowledges streamed messages for the unlocked identity.
+    func listenerState(for unlocked: Unlocked) throws -> ListenerState {
+        ListenerState(
+            store: self.store,
+            opener: MessageOpener(
+                relay: self.relay,
+                token: unlocked.token,
+                identity: unlocked.identity,
+                contacts: try self.store.contactBook(),
+                seen: try self.store.seenMessages()
+            )
+        )
+    }
+}
+
 actor ListenerState {
     private let store: LocalStore
     private var opener: MessageOpener
