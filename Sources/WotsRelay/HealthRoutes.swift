@@ -1,5 +1,7 @@
+import CoreMetrics
 import Hummingbird
 import NIOCore
+import WotsStorage
 
 /// `/healthz` (the process answers), `/readyz` (the database answers) and `/metrics` (Prometheus text).
 struct HealthRoutes: Sendable {
@@ -19,7 +21,12 @@ struct HealthRoutes: Sendable {
             return try JSONBody.response(["status": "ready"])
         }
         router.get("/metrics") { _, _ in
-            Response(
+            // Mailbox totals are read at scrape time; a database hiccup leaves the previous values.
+            if let statistics = try? await self.storage.mailboxes.statistics() {
+                self.metrics.mailboxWaiting.record(statistics.waiting)
+                self.metrics.mailboxDeepest.record(statistics.deepest)
+            }
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: self.metrics.exposition()))

@@ -15,6 +15,8 @@ public final class RelayMetrics: Sendable {
     let messagesAcknowledged: CoreMetrics.Counter
     let registrations: CoreMetrics.Counter
     let openConnections: Meter
+    let mailboxWaiting: CoreMetrics.Gauge
+    let mailboxDeepest: CoreMetrics.Gauge
 
     public init() {
         self.registry = PrometheusCollectorRegistry()
@@ -27,6 +29,8 @@ public final class RelayMetrics: Sendable {
         )
         self.registrations = CoreMetrics.Counter(label: "wots_registrations_total", factory: self.factory)
         self.openConnections = Meter(label: "wots_websocket_connections", factory: self.factory)
+        self.mailboxWaiting = CoreMetrics.Gauge(label: "wots_mailbox_messages_waiting", factory: self.factory)
+        self.mailboxDeepest = CoreMetrics.Gauge(label: "wots_mailbox_depth_max", factory: self.factory)
     }
 
     func countRequest(route: String, status: Int) {

@@ -110,6 +110,13 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         self.state.withLock { $0.mailboxes[recipient]?.messages.count ?? 0 }
     }
 
+    public func statistics() async throws -> MailboxStatistics {
+        self.state.withLock { state in
+            let depths = state.mailboxes.values.map(\.messages.count)
+            return MailboxStatistics(waiting: depths.reduce(0, +), deepest: depths.max() ?? 0)
+        }
+    }
+
     public func deleteMailbox(of recipient: Token) async throws {
         _ = self.state.withLock { state in state.remove(from: recipient) { _ in true } }
     }

@@ -26,6 +26,19 @@ public struct MailboxMessage: Sendable, Hashable {
     }
 }
 
+/// How much mail waits, over every mailbox: for the relay's metrics.
+public struct MailboxStatistics: Sendable, Hashable {
+    /// Messages waiting in all mailboxes together.
+    public var waiting: Int
+    /// The depth of the fullest mailbox.
+    public var deepest: Int
+
+    public init(waiting: Int, deepest: Int) {
+        self.waiting = waiting
+        self.deepest = deepest
+    }
+}
+
 /// Store-and-forward mailboxes, one per recipient token.
 public protocol MailboxRepository: Sendable {
     /// Durably stores an envelope in its recipient's mailbox before returning.
@@ -54,6 +67,9 @@ public protocol MailboxRepository: Sendable {
 
     /// How many messages wait in the recipient's mailbox.
     func depth(of recipient: Token) async throws -> Int
+
+    /// Totals over every mailbox.
+    func statistics() async throws -> MailboxStatistics
 
     /// Removes every message of the recipient's mailbox (account deletion).
     func deleteMailbox(of recipient: Token) async throws

@@ -21,7 +21,11 @@ public struct PostgresMailboxRepository: MailboxRepository {
     }
 
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
-        let outcomes = try await self.append(batch: [envelope], receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+        let outcomes = try await self.append(
+            batch: [envelope],
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity
+        )
         return try outcomes[0].get()
     }
 
@@ -98,10 +102,11 @@ public struct PostgresMailboxRepository: MailboxRepository {
             return .success(MailboxReceipt(sequence: sequence, receivedAt: PostgresTime.loaded(receivedAt)))
         }
 
-        let depth = try await connection.query(
-            "SELECT depth FROM mailbox_counters WHERE recipient = \(recipient)",
-            logger: self.database.queryLogger
-        ).collect().first?.decode(Int.self) ?? 0
+        let depth =
+            try await connection.query(
+                "SELECT depth FROM mailbox_counters WHERE recipient = \(recipient)",
+                logger: self.database.queryLogger
+            ).collect().first?.decode(Int.self) ?? 0
         guard depth < mailboxCapacity else {
             return .failure(
                 StorageError(
@@ -130,7 +135,11 @@ public struct PostgresMailboxRepository: MailboxRepository {
             """,
             logger: self.database.queryLogger
         )
-        let notification = MailNotification(nodeID: self.database.nodeID, recipient: header.recipient, sequence: sequence)
+        let notification = MailNotification(
+            nodeID: self.database.nodeID,
+            recipient: header.recipient,
+            sequence: sequence
+        )
         try await connection.query(
             "SELECT pg_notify(\(Self.notificationChannel), \(notification.payload))",
             logger: self.database.queryLogger
@@ -192,6 +201,18 @@ public struct PostgresMailboxRepository: MailboxRepository {
                 "SELECT depth FROM mailbox_counters WHERE recipient = \(Data(recipient.bytes))",
                 logger: self.database.queryLogger
             ).collect().first?.decode(Int.self) ?? 0
+        }
+    }
+
+    public func statistics() async throws -> MailboxStatistics {
+        try await self.database.withErrorMapping("read mailbox statistics") {
+            let row = try await self.database.client.query(
+                "SELECT COALESCE(SUM(depth), 0)::BIGINT, COALESCE(MAX(depth), 0)::BIGINT FROM mailbox_counters",
+                logger: self.database.queryLogger
+            ).collect().first
+            guard let row else { return MailboxStatistics(waiting: 0, deepest: 0) }
+            let (waiting, deepest) = try row.decode((Int64, Int64).self)
+            return MailboxStatistics(waiting: Int(waiting), deepest: Int(deepest))
         }
     }
 

@@ -105,6 +105,17 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         }
     }
 
+    public func statistics() async throws -> MailboxStatistics {
+        try await self.database.read("reading mailbox statistics") { db in
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT COALESCE(SUM(depth), 0) AS waiting, COALESCE(MAX(depth), 0) AS deepest FROM mailbox_counters"
+            )
+            return MailboxStatistics(waiting: row?["waiting"] ?? 0, deepest: row?["deepest"] ?? 0)
+        }
+    }
+
     public func deleteMailbox(of recipient: Token) async throws {
         try await self.database.write("deleting a mailbox") { db in
             try db.execute(

@@ -175,6 +175,7 @@ import WotsTesting
             try await client.register(alice)
             let metrics = String(buffer: try await client.request("/metrics", method: .get).body)
             #expect(metrics.contains("wots_registrations_total 1"))
+            #expect(metrics.contains("wots_mailbox_messages_waiting 0"))
         }
     }
 

@@ -327,3 +327,23 @@ extension StorageContractTests {
         }
     }
 }
+
+extension StorageContractTests {
+    @Test(arguments: StorageBackendKind.allCases)
+    func statisticsCountWaitingMailAndTheFullestMailbox(kind: StorageBackendKind) async throws {
+        try await withBackend(kind) { backend in
+            #expect(try await backend.mailboxes.statistics() == MailboxStatistics(waiting: 0, deepest: 0))
+            let alice = TestValues.token()
+            let bob = TestValues.token()
+            let carol = TestValues.token()
+            for recipient in [bob, bob, carol] {
+                _ = try await backend.mailboxes.append(
+                    TestValues.envelope(from: alice, to: recipient),
+                    receivedAt: TestValues.time(),
+                    mailboxCapacity: Self.capacity
+                )
+            }
+            #expect(try await backend.mailboxes.statistics() == MailboxStatistics(waiting: 3, deepest: 2))
+        }
+    }
+}
