@@ -38,7 +38,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
         let receivedAt = PostgresTime.stored(receivedAt)
         // Locking every recipient's counter first, in one order, keeps concurrent batches from deadlocking.
         let recipients = Set(envelopes.map(\.header.recipient)).sorted()
-        return try await self.database.transaction(
+        let (outcomes, notifications) = try await self.database.transaction(
             "store a message",
             // Two appends of one (sender, id) to different recipients lock different counters and race on the
             // unique key; the loser runs again and then finds the winner's message.
@@ -55,6 +55,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
                 )
             }
             var outcomes: [Result<MailboxReceipt, StorageError>] = []
+            var notifications: [String] = []
             outcomes.reserveCapacity(envelopes.count)
             for envelope in envelopes {
                 outcomes.append(
@@ -62,11 +63,32 @@ public struct PostgresMailboxRepository: MailboxRepository {
                         envelope,
                         receivedAt: receivedAt,
                         mailboxCapacity: mailboxCapacity,
+                        notifications: &notifications,
                         on: connection
                     )
                 )
             }
-            return outcomes
+            return (outcomes, notifications)
+        }
+        await self.notify(notifications)
+        return outcomes
+    }
+
+    /// Tells other relay processes about new mail after the commit. PostgreSQL commits transactions that issued
+    /// NOTIFY one at a time, so notifying inside the append would serialise every durable write; a notification
+    /// lost here (the process dies between commit and notify) only delays live delivery until the next resync.
+    private func notify(_ payloads: [String]) async {
+        guard !payloads.isEmpty else { return }
+        do {
+            try await self.database.client.query(
+                "SELECT pg_notify(\(Self.notificationChannel), payload) FROM unnest(\(payloads)::text[]) AS payload",
+                logger: self.database.queryLogger
+            )
+        } catch {
+            self.database.logger.warning(
+                "could not notify other relays of new mail",
+                metadata: ["messages": "\(payloads.count)", "error": "\(String(reflecting: type(of: error)))"]
+            )
         }
     }
 
@@ -75,6 +97,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
         _ envelope: Envelope,
         receivedAt: Date,
         mailboxCapacity: Int,
+        notifications: inout [String],
         on connection: PostgresConnection
     ) async throws -> Result<MailboxReceipt, StorageError> {
         let header = envelope.header
@@ -140,10 +163,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
             recipient: header.recipient,
             sequence: sequence
         )
-        try await connection.query(
-            "SELECT pg_notify(\(Self.notificationChannel), \(notification.payload))",
-            logger: self.database.queryLogger
-        )
+        notifications.append(notification.payload)
         return .success(MailboxReceipt(sequence: sequence, receivedAt: receivedAt))
     }
 
