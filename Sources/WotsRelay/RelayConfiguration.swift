@@ -28,6 +28,10 @@ public struct RelayConfiguration: Sendable {
     public var pingInterval: Duration = .seconds(30)
     /// A WebSocket that has not authenticated within this time is closed. Default 10 seconds.
     public var authenticationTimeout: Duration = .seconds(10)
+    /// How often a connected WebSocket re-reads its mailbox without being woken, so that a lost cross-process
+    /// notification (PostgreSQL `LISTEN/NOTIFY` drops what arrives while its connection is down) only delays
+    /// delivery. Default nil: no resync, as in a single process nothing is lost.
+    public var resyncInterval: Duration? = nil
     /// How often expired challenges, sessions and messages are swept. Default every minute.
     public var sweepInterval: Duration = .seconds(60)
 

@@ -12,9 +12,6 @@ import WotsStorage
 /// One authenticated WebSocket on `/v1/stream`: queued then live messages out, acks and sends in.
 struct StreamSession: Sendable {
     static let deliveryBatch = 100
-    /// How often a connected socket re-reads its mailbox without being woken, so a lost cross-process
-    /// notification only delays delivery.
-    static let resyncInterval: Duration = .seconds(15)
 
     let authenticator: Authenticator
     let storage: RelayStorage
@@ -47,10 +44,12 @@ struct StreamSession: Sendable {
             group.addTask {
                 try await self.deliver(to: token, wakeups: wakeups, outbound: outbound)
             }
-            group.addTask {
-                while true {
-                    try await Task.sleep(for: Self.resyncInterval)
-                    self.hub.wake(token)
+            if let resyncInterval = self.configuration.resyncInterval {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: resyncInterval)
+                        self.hub.wake(token)
+                    }
                 }
             }
             while let message = try await messages.next() {

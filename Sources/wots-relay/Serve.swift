@@ -88,8 +88,10 @@ struct Serve: AsyncParsableCommand {
         let location = try DatabaseLocation(self.databaseURL)
         let bus = EventBus()
         let backend = try await location.open(bus: bus, logger: logger)
+        var configuration = self.relayConfiguration
+        if case .postgres = location { configuration.resyncInterval = .seconds(30) }
         let relayService = RelayService(
-            configuration: self.relayConfiguration,
+            configuration: configuration,
             backend: backend,
             bus: bus,
             logger: logger
