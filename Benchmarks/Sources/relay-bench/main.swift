@@ -80,6 +80,9 @@ struct CPUWatch {
         self.startCPU = pid.flatMap(ProcessStats.cpuSeconds)
     }
 
+    /// This load generator's own CPU, to show whether the client or the server was the limit.
+    static func client() -> CPUWatch { CPUWatch(pid: getpid()) }
+
     func coresBusy() -> Double? {
         guard let pid, let startCPU, let end = ProcessStats.cpuSeconds(pid) else { return nil }
         return (end - startCPU) / (Double(now() - self.startTime) / 1e9)
@@ -553,6 +556,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         do {
             let counts = Locked((accepted: 0, other: [UInt: Int]()))
             let cpu = CPUWatch(pid: self.common.pid)
+            let clientCPU = CPUWatch.client()
             let start = now()
             let deadline = start + UInt64(self.timeout * 1e9)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -580,6 +584,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                     + "\(String(format: "%.2f", elapsed)) s = \(Int(Double(accepted) / elapsed)) msg/s"
                     + (other.isEmpty ? "" : ", other statuses \(other)")
                     + (cpu.coresBusy().map { String(format: ", relay CPU %.2f cores", $0) } ?? "")
+                    + (clientCPU.coresBusy().map { String(format: ", load generator CPU %.2f cores", $0) } ?? "")
             )
             result("\(label).store_msgs", "\(accepted)")
             result("\(label).store_rate", Double(accepted) / elapsed)
@@ -590,6 +595,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         var recipientConnections: [(StreamConnection, Task<Void, Never>)] = []
         do {
             let cpu = CPUWatch(pid: self.common.pid)
+            let clientCPU = CPUWatch.client()
             let start = now()
             recipientConnections = try await openConnections(
                 url: api.wsURL,
@@ -606,6 +612,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                 "drain: \(delivered) of \(stored) delivered and acked in \(String(format: "%.2f", elapsed)) s = "
                     + "\(Int(Double(delivered) / elapsed)) msg/s" + (complete ? "" : " (TIMED OUT)")
                     + (cpu.coresBusy().map { String(format: ", relay CPU %.2f cores", $0) } ?? "")
+                    + (clientCPU.coresBusy().map { String(format: ", load generator CPU %.2f cores", $0) } ?? "")
             )
             result("\(label).drain_msgs", "\(delivered)")
             result("\(label).drain_rate", Double(delivered) / elapsed)
@@ -627,6 +634,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             let expected = onlineSet.reduce(0) { $0 + $1.count }
             let base = collector.state.withLock { ($0.delivered, $0.accepted) }
             let cpu = CPUWatch(pid: self.common.pid)
+            let clientCPU = CPUWatch.client()
             let start = now()
             let deadline = start + UInt64(self.timeout * 1e9)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -653,6 +661,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                     + "\(String(format: "%.2f", elapsed)) s = \(Int(Double(delivered) / elapsed)) msg/s delivered"
                     + (complete ? "" : " (TIMED OUT)") + (refusals.isEmpty ? "" : ", refusals \(refusals)")
                     + (cpu.coresBusy().map { String(format: ", relay CPU %.2f cores", $0) } ?? "")
+                    + (clientCPU.coresBusy().map { String(format: ", load generator CPU %.2f cores", $0) } ?? "")
             )
             result("\(label).online_msgs", "\(delivered)")
             result("\(label).online_rate", Double(delivered) / elapsed)
@@ -673,6 +682,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             let base = collector.state.withLock { ($0.delivered, $0.accepted) }
             let interval = 1e9 / ratePerSender
             let cpu = CPUWatch(pid: self.common.pid)
+            let clientCPU = CPUWatch.client()
             let start = now()
             let late = Locked(0)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -713,6 +723,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                     + String(format: "p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms", p50, p99, p999, maximum)
                     + (refusals.isEmpty ? "" : ", refusals \(refusals)")
                     + (cpu.coresBusy().map { String(format: ", relay CPU %.2f cores", $0) } ?? "")
+                    + (clientCPU.coresBusy().map { String(format: ", load generator CPU %.2f cores", $0) } ?? "")
             )
             result("\(label).rate_offered", "\(self.rate)")
             result("\(label).rate_achieved", Double(expected) / sendElapsed)

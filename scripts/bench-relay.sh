@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# `make bench-relay`: wots-relay (SQLite, then PostgreSQL) side by side with Prosody (file store, then SQLite),
+# three shapes each (durable store, drain, online), then the idle-connection ceiling. Everything on loopback,
+# every shape bounded in time. Writes the table to docs/BENCHMARKS.md and the raw log beside it in the temp dir.
+#
+# Knobs (environment): BENCH_USERS (50), BENCH_RATE (5000 msg/s), BENCH_RATE_SECONDS (5),
+# BENCH_STORE_PER_SENDER (400), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
+# BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_CONN_STEPS (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated:
+# sqlite postgres prosody-file prosody-sql connections), BENCH_NO_DOC=1 to leave docs/BENCHMARKS.md alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+USERS=${BENCH_USERS:-50}
+RATE=${BENCH_RATE:-5000}
+RATE_SECONDS=${BENCH_RATE_SECONDS:-3}
+STORE_PER_SENDER=${BENCH_STORE_PER_SENDER:-200}
+ONLINE_PER_SENDER=${BENCH_ONLINE_PER_SENDER:-150}
+PROSODY_FILE_PER_SENDER=${BENCH_PROSODY_FILE_PER_SENDER:-100}
+PROSODY_SQL_PER_SENDER=${BENCH_PROSODY_SQL_PER_SENDER:-20}
+CONN_STEPS=${BENCH_CONN_STEPS:-1000,5000,10000,15000,19500}
+SKIP=" ${BENCH_SKIP:-} "
+RELAY=.build-release/release/wots-relay
+BENCH=.build-bench/release/relay-bench
+
+# The connection ceiling needs one descriptor per socket in the relay and in the load generator.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+RELAY_PID=
+start_relay() { # $1: --database value; sets RELAY_PID, RELAY_URL
+    local out="$WORK/relay-$RANDOM"
+    "$RELAY" serve --host 127.0.0.1 --port 0 --database "$1" --send-rate 1000000 \
+        --registrations-per-minute 1000000 --mailbox-capacity 1000000 >"$out.out" 2>"$out.err" &
+    RELAY_PID=$!
+    for _ in $(seq 1 300); do
+        if grep -q '^wots-relay listening on ' "$out.out" 2>/dev/null; then break; fi
+        if ! kill -0 "$RELAY_PID" 2>/dev/null; then
+            cat "$out.err" >&2
+            echo "bench-relay: the relay exited during start" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+    RELAY_URL=$(sed -n 's/^wots-relay listening on //p' "$out.out" | head -1)
+    [ -n "$RELAY_URL" ] || { cat "$out.err" >&2; echo "bench-relay: no listening line" >&2; exit 1; }
+}
+stop_relay() {
+    if [ -n "$RELAY_PID" ]; then
+        kill -TERM "$RELAY_PID" 2>/dev/null || true
+        wait "$RELAY_PID" 2>/dev/null || true
+        RELAY_PID=
+    fi
+}
+
+run_shapes() { # $1 label, $2 database
+    start_relay "$2"
+    echo "--- $1: relay at $RELAY_URL (pid $RELAY_PID)"
+    timeout 300 "$BENCH" shapes --url "$RELAY_URL" --pid "$RELAY_PID" --label "$1" --users "$USERS" \
+        --store-per-sender "$STORE_PER_SENDER" --online-per-sender "$ONLINE_PER_SENDER" --rate "$RATE" \
+        --rate-seconds "$RATE_SECONDS" --timeout 30 | tee -a "$LOG" || echo "bench-relay: $1 shapes failed" | tee -a "$LOG"
+    stop_relay
+}
+
+# Inner phase: run by scripts/with-postgres.sh, which exports WOTS_TEST_POSTGRES_URL.
+if [ "${BENCH_RELAY_PHASE:-}" = postgres ]; then
+    WORK=$BENCH_RELAY_WORK
+    LOG=$BENCH_RELAY_LOG
+    trap stop_relay EXIT
+    run_shapes wots_pg "$WOTS_TEST_POSTGRES_URL"
+    exit 0
+fi
+
+echo "==> building wots-relay and relay-bench (release)"
+swift build -c release --product wots-relay --scratch-path .build-release 2>&1 | tail -n 1
+for attempt in 1 2 3 4 5 6; do
+    if swift build -c release --package-path Benchmarks --scratch-path .build-bench --product relay-bench 2>&1 |
+        tail -n 1; then break; fi
+    echo "bench-relay: Benchmarks build busy or failed (attempt $attempt), retrying in 20 s" >&2
+    sleep 20
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/wots-bench-relay.XXXXXX")
+LOG="$WORK/results.log"
+PROSODY_PID=
+cleanup() {
+    stop_relay
+    if [ -n "$PROSODY_PID" ]; then kill "$PROSODY_PID" 2>/dev/null || true; wait "$PROSODY_PID" 2>/dev/null || true; fi
+    echo "raw log kept at $LOG"
+}
+trap cleanup EXIT
+STARTED=$(date -u '+%Y-%m-%d %H:%M UTC')
+LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "==> results in $LOG"
+
+case "$SKIP" in *" sqlite "*) ;; *)
+    echo "==> wots-relay on SQLite"
+    run_shapes wots_sqlite "sqlite:$WORK/relay.sqlite"
+    ;;
+esac
+
+case "$SKIP" in *" postgres "*) ;; *)
+    echo "==> wots-relay on PostgreSQL"
+    BENCH_RELAY_PHASE=postgres BENCH_RELAY_WORK="$WORK" BENCH_RELAY_LOG="$LOG" \
+        scripts/with-postgres.sh bash "$0" || echo "bench-relay: PostgreSQL phase failed" | tee -a "$LOG"
+    ;;
+esac
+
+run_prosody() { # $1 label, $2 storage line, $3 port, $4 messages per sender
+    if ! command -v prosody >/dev/null; then
+        if [ "$(id -u)" -eq 0 ]; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prosody lua-dbi-sqlite3 >/dev/null
+        else
+            echo "bench-relay: prosody missing (apt-get install prosody lua-dbi-sqlite3)" | tee -a "$LOG"
+            return
+        fi
+    fi
+    python3 -c 'import slixmpp' 2>/dev/null || python3 -m pip install -q slixmpp
+    local data="$WORK/$1"
+    mkdir -p "$data/localhost/accounts"
+    for i in $(seq 0 $((USERS - 1))); do
+        echo 'return { ["password"] = "pw"; };' >"$data/localhost/accounts/s$i.dat"
+        echo 'return { ["password"] = "pw"; };' >"$data/localhost/accounts/r$i.dat"
+    done
+    sed -e "s|@DATA@|$data|g" -e "s|@PORT@|$3|" -e "s|@STORAGE@|$2|" scripts/prosody/prosody.cfg.lua.in >"$data/prosody.cfg.lua"
+    prosody --config "$data/prosody.cfg.lua" >"$data/stdout" 2>&1 &
+    PROSODY_PID=$!
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$3") 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    echo "--- $1: prosody $(dpkg-query -W -f='${Version}' prosody 2>/dev/null) on 127.0.0.1:$3 (pid $PROSODY_PID)"
+    timeout 300 python3 scripts/prosody/xmpp_bench.py --port "$3" --pid "$PROSODY_PID" --label "$1" --users "$USERS" \
+        --store-per-sender "$4" --online-per-sender 100 --rate "$RATE" --rate-seconds "$RATE_SECONDS" --timeout 30 |
+        tee -a "$LOG" || echo "bench-relay: $1 failed" | tee -a "$LOG"
+    kill "$PROSODY_PID" 2>/dev/null || true
+    wait "$PROSODY_PID" 2>/dev/null || true
+    PROSODY_PID=
+}
+
+case "$SKIP" in *" prosody-file "*) ;; *)
+    echo "==> Prosody, default file storage"
+    run_prosody prosody_file "" 15222 "$PROSODY_FILE_PER_SENDER"
+    ;;
+esac
+case "$SKIP" in *" prosody-sql "*) ;; *)
+    echo "==> Prosody, SQLite storage (mod_storage_sql + lua-dbi-sqlite3)"
+    run_prosody prosody_sql 'storage = { offline = "sql" }; sql = { driver = "SQLite3", database = "prosody.sqlite" }' \
+        15223 "$PROSODY_SQL_PER_SENDER"
+    ;;
+esac
+
+case "$SKIP" in *" connections "*) ;; *)
+    echo "==> connection ceiling (wots-relay on SQLite, ulimit -n $(ulimit -n))"
+    start_relay "sqlite:$WORK/conn.sqlite"
+    timeout 400 "$BENCH" connections --url "$RELAY_URL" --pid "$RELAY_PID" --label wots_conn --steps "$CONN_STEPS" \
+        --timeout 180 | tee -a "$LOG" || echo "bench-relay: connection ceiling failed" | tee -a "$LOG"
+    stop_relay
+    ;;
+esac
+
+if [ "${BENCH_NO_DOC:-0}" != 1 ]; then
+    python3 scripts/prosody/write_table.py "$LOG" docs/BENCHMARKS.md \
+        --date "$STARTED" --command "make bench-relay ($0${BENCH_SKIP:+, BENCH_SKIP=$BENCH_SKIP})" \
+        --nofile "$(ulimit -n)" --load "$LOAD_AT_START / $(cut -d' ' -f1-3 /proc/loadavg)" --users "$USERS" --rate "$RATE" --rate-seconds "$RATE_SECONDS" --notes scripts/prosody/bench-notes.md
+    echo "==> docs/BENCHMARKS.md written"
+fi
