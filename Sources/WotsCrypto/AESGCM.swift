@@ -29,7 +29,10 @@ enum AESGCM {
         try output.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             if !plaintext.isEmpty {
-                try check(EVP_EncryptUpdate(context, base, &length, plaintext, Int32(plaintext.count)), "EVP_EncryptUpdate")
+                try check(
+                    EVP_EncryptUpdate(context, base, &length, plaintext, Int32(plaintext.count)),
+                    "EVP_EncryptUpdate"
+                )
                 written = Int(length)
             }
             try check(EVP_EncryptFinal_ex(context, base + written, &length), "EVP_EncryptFinal_ex")

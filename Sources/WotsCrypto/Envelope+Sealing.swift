@@ -44,7 +44,13 @@ extension Envelope {
         defer { cleanse(&padded) }
         let ciphertext = try AESGCM.seal(padded, key: contentKey, nonce: nonce, aad: header.encoded)
         let wrappedKey = try recipientParsed.encryption.key.encryptOAEP(contentKey)
-        var envelope = Envelope(header: header, wrappedKey: wrappedKey, nonce: nonce, ciphertext: ciphertext, signature: [])
+        var envelope = Envelope(
+            header: header,
+            wrappedKey: wrappedKey,
+            nonce: nonce,
+            ciphertext: ciphertext,
+            signature: []
+        )
         envelope.signature = try identity.signing.signPSS(envelope.signedBytes)
         return envelope
     }
@@ -56,10 +62,12 @@ extension Envelope {
         var bytes = SecureRandom.bytes(16)
         bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
         bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        ))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        )
     }
 
     /// Checks who the envelope is for and who made it, verifies the signature, then decrypts.
@@ -93,7 +101,10 @@ extension Envelope {
             key: contentKey,
             nonce: self.nonce,
             aad: self.header.encoded,
-            failure: CryptoError(.decryptionFailed, "envelope \(self.header.messageID) does not decrypt (GCM tag mismatch)")
+            failure: CryptoError(
+                .decryptionFailed,
+                "envelope \(self.header.messageID) does not decrypt (GCM tag mismatch)"
+            )
         )
         defer { cleanse(&padded) }
         return OpenedMessage(plaintext: try MessagePadding.unpad(padded), header: self.header)

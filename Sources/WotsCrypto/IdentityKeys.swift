@@ -45,7 +45,9 @@ public struct IdentityKeys: Sendable, CustomStringConvertible {
     public func encryptionPKCS8DER() throws -> [UInt8] { try self.encryption.pkcs8DER() }
 
     /// The signing public key, parsed.
-    public var signingPublicKey: SigningPublicKey { SigningPublicKey(key: self.signing, spkiDER: self.publicKeys.signing) }
+    public var signingPublicKey: SigningPublicKey {
+        SigningPublicKey(key: self.signing, spkiDER: self.publicKeys.signing)
+    }
 
     /// The encryption public key, parsed.
     public var encryptionPublicKey: EncryptionPublicKey {

@@ -1,5 +1,5 @@
-public import WotsCore
 import Synchronization
+public import WotsCore
 
 extension PublicKeys {
     /// SHA-256 over the signing key's SPKI DER followed by the encryption key's SPKI DER.

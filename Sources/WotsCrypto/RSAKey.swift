@@ -267,13 +267,22 @@ extension RSAKey {
                 } else {
                     try check(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
                 }
-                try check(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING), "EVP_PKEY_CTX_set_rsa_padding(PSS)")
-                try check(EVP_PKEY_CTX_set_signature_md(context, Algorithms.sha256.pointer), "EVP_PKEY_CTX_set_signature_md")
+                try check(
+                    EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING),
+                    "EVP_PKEY_CTX_set_rsa_padding(PSS)"
+                )
+                try check(
+                    EVP_PKEY_CTX_set_signature_md(context, Algorithms.sha256.pointer),
+                    "EVP_PKEY_CTX_set_signature_md"
+                )
                 try check(
                     EVP_PKEY_CTX_set_rsa_mgf1_md_name(context, Algorithms.sha256Name, nil),
                     "EVP_PKEY_CTX_set_rsa_mgf1_md_name"
                 )
-                try check(EVP_PKEY_CTX_set_rsa_pss_saltlen(context, Self.pssSaltLength), "EVP_PKEY_CTX_set_rsa_pss_saltlen")
+                try check(
+                    EVP_PKEY_CTX_set_rsa_pss_saltlen(context, Self.pssSaltLength),
+                    "EVP_PKEY_CTX_set_rsa_pss_saltlen"
+                )
             case .encrypt, .decrypt:
                 if operation == .encrypt {
                     try check(EVP_PKEY_encrypt_init(context), "EVP_PKEY_encrypt_init")

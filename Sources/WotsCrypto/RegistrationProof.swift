@@ -30,7 +30,9 @@ public enum RegistrationProof {
         guard publicKeys == identity.publicKeys else {
             throw CryptoError(.invalidKey, "registration public keys are not this identity's keys")
         }
-        return try identity.signing.signPSS(try Self.signedBytes(token: token, nickname: nickname, publicKeys: publicKeys))
+        return try identity.signing.signPSS(
+            try Self.signedBytes(token: token, nickname: nickname, publicKeys: publicKeys)
+        )
     }
 
     /// Whether both public keys are usable RSA-2048 keys and `signature` is the signing key's proof over the

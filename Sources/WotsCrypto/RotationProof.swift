@@ -34,7 +34,8 @@ public struct RotationProof: Sendable, Hashable, Codable {
 
     /// Signs the rotation of `token` from `oldIdentity` to `newIdentity` with both signing keys.
     /// - Throws: `CryptoError.library` if OpenSSL fails.
-    public static func sign(token: Token, oldIdentity: IdentityKeys, newIdentity: IdentityKeys) throws -> RotationProof {
+    public static func sign(token: Token, oldIdentity: IdentityKeys, newIdentity: IdentityKeys) throws -> RotationProof
+    {
         let message = try Self.signedBytes(
             token: token,
             oldFingerprint: oldIdentity.fingerprint,

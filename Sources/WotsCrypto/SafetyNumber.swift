@@ -15,7 +15,8 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     /// The safety number of the two users whose keys have these fingerprints, in either order.
     public init(_ first: Fingerprint, _ second: Fingerprint) {
         let (low, high) =
-            first.bytes.lexicographicallyPrecedes(second.bytes) ? (first.bytes, second.bytes) : (second.bytes, first.bytes)
+            first.bytes.lexicographicallyPrecedes(second.bytes)
+            ? (first.bytes, second.bytes) : (second.bytes, first.bytes)
         let digest = Digest.sha512(Self.label + low + high)
         self.groups = (0..<Self.groupCount).map { group in
             let value = digest[group * 5..<group * 5 + 5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

@@ -48,7 +48,10 @@ public struct SealedPrivateKeys: Sendable, Hashable {
             key: keys.encryptionKey,
             nonce: nonce,
             aad: Self.label + token.bytes,
-            failure: CryptoError(.wrongSecret, "the secret does not open these private keys (wrong secret or damaged record)")
+            failure: CryptoError(
+                .wrongSecret,
+                "the secret does not open these private keys (wrong secret or damaged record)"
+            )
         )
         defer { cleanse(&plaintext) }
         var reader = ByteReader(plaintext)

@@ -72,7 +72,10 @@ public struct SecretKeys: Sendable, CustomStringConvertible {
             throw CryptoError(.malformed, "scrypt N = \(parameters.n) is not a power of two from 2 to 2^20")
         }
         guard (1...32).contains(parameters.r), (1...4).contains(parameters.p) else {
-            throw CryptoError(.malformed, "scrypt r = \(parameters.r), p = \(parameters.p) out of bounds (r 1–32, p 1–4)")
+            throw CryptoError(
+                .malformed,
+                "scrypt r = \(parameters.r), p = \(parameters.p) out of bounds (r 1–32, p 1–4)"
+            )
         }
         guard 128 * UInt64(parameters.r) * parameters.n <= Self.maximumMemory else {
             throw CryptoError(.malformed, "scrypt N = \(parameters.n), r = \(parameters.r) needs more than 256 MiB")

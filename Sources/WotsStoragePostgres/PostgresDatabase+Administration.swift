@@ -8,7 +8,10 @@ extension PostgresDatabase {
         let identifier = try Self.checkedIdentifier(name)
         try await self.withErrorMapping("create database \(identifier)") {
             // Identifiers cannot be bound parameters; the name was checked to be plain [a-z0-9_].
-            try await self.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(identifier)"), logger: self.queryLogger)
+            try await self.client.query(
+                PostgresQuery(unsafeSQL: "CREATE DATABASE \(identifier)"),
+                logger: self.queryLogger
+            )
         }
     }
 
@@ -26,7 +29,8 @@ extension PostgresDatabase {
 
     private static func checkedIdentifier(_ name: String) throws -> String {
         let plain = name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "_")
         }
         guard plain, let first = name.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first),

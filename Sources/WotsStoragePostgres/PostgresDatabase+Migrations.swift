@@ -18,7 +18,10 @@ extension PostgresDatabase {
     public func migrate() async throws -> [Int] {
         let migrations = try Migration.bundled()
         return try await self.transaction("apply migrations") { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))", logger: self.queryLogger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))",
+                logger: self.queryLogger
+            )
             try await connection.query(
                 """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -93,7 +96,10 @@ struct Migration: Sendable {
         }
         migrations.sort { $0.version < $1.version }
         for (earlier, later) in zip(migrations, migrations.dropFirst()) where earlier.version == later.version {
-            throw StorageError(.corrupted, "migrations \(earlier.name) and \(later.name) share version \(later.version)")
+            throw StorageError(
+                .corrupted,
+                "migrations \(earlier.name) and \(later.name) share version \(later.version)"
+            )
         }
         return migrations
     }

@@ -83,7 +83,9 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
         return Page(entries: entries, next: entries.last.map { Cursor(after: $0.nickname) })
     }
 
-    public func rotateKeys(token: Token, publicKeys: PublicKeys, fingerprint: Fingerprint) async throws -> DirectoryEntry {
+    public func rotateKeys(token: Token, publicKeys: PublicKeys, fingerprint: Fingerprint) async throws
+        -> DirectoryEntry
+    {
         let updated = try await self.fetch(
             "replace an account's keys",
             """

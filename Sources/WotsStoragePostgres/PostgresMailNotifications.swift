@@ -69,7 +69,10 @@ public final class PostgresMailNotifications: Service, Sendable {
 
     private func deliver(_ payload: String) {
         guard let notification = MailNotification(payload: payload) else {
-            self.logger.debug("ignored a notification that is not Wots mail", metadata: ["bytes": "\(payload.utf8.count)"])
+            self.logger.debug(
+                "ignored a notification that is not Wots mail",
+                metadata: ["bytes": "\(payload.utf8.count)"]
+            )
             return
         }
         guard notification.nodeID != self.database.nodeID else { return }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WotsCore
-@testable import WotsCrypto
 import WotsTesting
+
+@testable import WotsCrypto
 
 @Suite struct EnvelopeTests {
     let alice = TestIdentities.alice
@@ -47,7 +48,12 @@ import WotsTesting
     @Test func largeBinaryMessageRoundTrips() throws {
         let payload = SecureRandom.bytes(40_000)
         let envelope = try Envelope.seal(
-            plaintext: payload, from: alice.token, identity: alice.identity, to: bob.token, recipientKeys: bob.publicKeys)
+            plaintext: payload,
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
         #expect(try bobOpens(envelope).plaintext == payload)
     }
 
@@ -86,7 +92,9 @@ import WotsTesting
 
     @Test func relayRefusesAnEnvelopeCheckedAgainstSomeoneElsesKeys() throws {
         let envelope = try sealFromAliceToBob()
-        #expect(throws: CryptoError(.senderKeyMismatch, "")) { try envelope.verifySignature(senderKeys: mallory.publicKeys) }
+        #expect(throws: CryptoError(.senderKeyMismatch, "")) {
+            try envelope.verifySignature(senderKeys: mallory.publicKeys)
+        }
     }
 
     // MARK: - Tampering
@@ -121,11 +129,14 @@ import WotsTesting
                 envelope.header.messageID = raw.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
             case .sender: envelope.header.sender = try Token(bytes: flip(envelope.header.sender.bytes))
             case .senderFingerprint:
-                envelope.header.senderFingerprint = try Fingerprint(bytes: flip(envelope.header.senderFingerprint.bytes))
+                envelope.header.senderFingerprint = try Fingerprint(
+                    bytes: flip(envelope.header.senderFingerprint.bytes)
+                )
             case .recipient: envelope.header.recipient = try Token(bytes: flip(envelope.header.recipient.bytes))
             case .recipientFingerprint:
                 envelope.header.recipientFingerprint = try Fingerprint(
-                    bytes: flip(envelope.header.recipientFingerprint.bytes, at: 31))
+                    bytes: flip(envelope.header.recipientFingerprint.bytes, at: 31)
+                )
             case .sentAt: envelope.header.sentAtMilliseconds ^= 0x01
             case .wrappedKey: envelope.wrappedKey = flip(envelope.wrappedKey, at: 100)
             case .nonce: envelope.nonce = flip(envelope.nonce, at: 11)
@@ -147,7 +158,9 @@ import WotsTesting
     @Test(arguments: Tamper.allCases.filter { $0 != .recipient && $0 != .recipientFingerprint })
     func relayRefusesTamperedEnvelopesWithoutOpeningThem(_ tamper: Tamper) throws {
         let envelope = try tamper.apply(to: try sealFromAliceToBob())
-        let error = try #require(throws: CryptoError.self) { try envelope.verifySignature(senderKeys: alice.publicKeys) }
+        let error = try #require(throws: CryptoError.self) {
+            try envelope.verifySignature(senderKeys: alice.publicKeys)
+        }
         #expect(error.code == tamper.expected)
     }
 
@@ -158,7 +171,12 @@ import WotsTesting
         // Mallory strips alice's signature and signs with her own key, leaving alice as the named sender.
         envelope.header.senderFingerprint = mallory.fingerprint
         let forged = try Envelope.seal(
-            plaintext: [], from: alice.token, identity: mallory.identity, to: bob.token, recipientKeys: bob.publicKeys)
+            plaintext: [],
+            from: alice.token,
+            identity: mallory.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
         #expect(forged.header.sender == alice.token)
         #expect(throws: CryptoError(.senderKeyMismatch, "")) { try bobOpens(forged) }
         #expect(throws: CryptoError(.senderKeyMismatch, "")) { try bobOpens(envelope) }
@@ -218,7 +236,11 @@ import WotsTesting
     func paddedLengthIsTheNextMultipleOf256(plaintextSize: Int, paddedSize: Int) throws {
         let envelope = try Envelope.seal(
             plaintext: [UInt8](repeating: 0, count: plaintextSize),
-            from: alice.token, identity: alice.identity, to: bob.token, recipientKeys: bob.publicKeys)
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
         #expect(envelope.ciphertext.count == paddedSize + 16)
         // Trailing zero bytes of the message itself survive padding removal.
         #expect(try bobOpens(envelope).plaintext == [UInt8](repeating: 0, count: plaintextSize))
@@ -272,7 +294,12 @@ import WotsTesting
         }
         #expect(throws: CryptoError(.invalidKey, "")) {
             try Envelope.seal(
-                plaintext: [1], from: alice.token, identity: alice.identity, to: bob.token, recipientKeys: garbageKeys)
+                plaintext: [1],
+                from: alice.token,
+                identity: alice.identity,
+                to: bob.token,
+                recipientKeys: garbageKeys
+            )
         }
     }
 

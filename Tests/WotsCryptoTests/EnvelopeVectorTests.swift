@@ -33,7 +33,8 @@ import WotsTesting
     static func identity(of party: Party) throws -> IdentityKeys {
         try IdentityKeys(
             signingPKCS8DER: Array(try #require(Data(base64Encoded: party.signingPrivateKey))),
-            encryptionPKCS8DER: Array(try #require(Data(base64Encoded: party.encryptionPrivateKey))))
+            encryptionPKCS8DER: Array(try #require(Data(base64Encoded: party.encryptionPrivateKey)))
+        )
     }
 
     @Test func publishedVectorOpensToItsPlaintext() throws {
@@ -46,7 +47,10 @@ import WotsTesting
         let envelope = try Envelope(serialized: Array(try #require(Data(base64Encoded: vector.serialized))))
         #expect(envelope == vector.envelope)
         let opened = try envelope.open(
-            as: vector.recipient.token, identity: recipient, senderKeys: vector.sender.publicKeys)
+            as: vector.recipient.token,
+            identity: recipient,
+            senderKeys: vector.sender.publicKeys
+        )
         #expect(opened.text == vector.plaintext)
         #expect(opened.sender == vector.sender.token)
         #expect(SafetyNumber(sender.fingerprint, recipient.fingerprint).description == vector.safetyNumber)
@@ -63,7 +67,8 @@ import WotsTesting
                 signingPrivateKey: Data(try test.identity.signingPKCS8DER()).base64EncodedString(),
                 encryptionPrivateKey: Data(try test.identity.encryptionPKCS8DER()).base64EncodedString(),
                 publicKeys: test.publicKeys,
-                fingerprint: test.fingerprint)
+                fingerprint: test.fingerprint
+            )
         }
         let plaintext = """
             Wots test vector v1: alice to bob.
@@ -76,7 +81,11 @@ import WotsTesting
             plaintext: Array(plaintext.utf8),
             messageID: UUID(uuidString: "3F2504E0-4F89-41D3-9A0C-0305E82C3301")!,
             sentAt: Date(timeIntervalSince1970: 1_735_689_600.250),
-            from: alice.token, identity: alice.identity, to: bob.token, recipientKeys: bob.publicKeys)
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
         let vector = Vector(
             description: "Envelope v1 from alice to bob (test keys, never use them). Open it with SECURITY.md.",
             sender: try party(alice),
@@ -84,7 +93,8 @@ import WotsTesting
             plaintext: plaintext,
             serialized: Data(envelope.serialized).base64EncodedString(),
             envelope: envelope,
-            safetyNumber: SafetyNumber(alice.fingerprint, bob.fingerprint).description)
+            safetyNumber: SafetyNumber(alice.fingerprint, bob.fingerprint).description
+        )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try (encoder.encode(vector) + Data("\n".utf8)).write(to: Self.vectorURL)

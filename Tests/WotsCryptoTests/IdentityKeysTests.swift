@@ -5,10 +5,30 @@ import WotsCrypto
 import WotsTesting
 
 @Suite struct IdentityKeysTests {
-    static let rsa1024SPKI = Array(Data(base64Encoded: "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDvg8TjNxbdMliH1ZZ1NPgBK2S5/aNSEKODVXAQqmQBl/rjRgcWD+ZwkLPPzOQkleJgOnrW1JjPDXFrsmDKIamZgL7NjeTAmMoypwaE3L3bSTV+eyh8Y4Nhi6Cy2+g3/CRqYYVRGnaHEaypKZnvs6axaK8ey0UZGuyrmntb85A4IwIDAQAB")!)
-    static let p256SPKI = Array(Data(base64Encoded: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE0StMf9J0NGLPgvuzahndeACssGUN7xK+UeyfsTyZfKS+9q81bE5caIZwpGmhg13J5s2vMPSPYRO7iccESxaSgQ==")!)
-    static let p256PKCS8 = Array(Data(base64Encoded: "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgSauNuNcIzEwQO6DLCaLka1H2gVq879UAD/z6gg6NmxahRANCAATRK0x/0nQ0Ys+C+7NqGd14AKywZQ3vEr5R7J+xPJl8pL72rzVsTlxohnCkaaGDXcnmza8w9I9hE7uJxwRLFpKB")!)
-    static let rsa2048Exponent3SPKI = Array(Data(base64Encoded: "MIIBIDANBgkqhkiG9w0BAQEFAAOCAQ0AMIIBCAKCAQEAugjzHS0/9Q0lFzGImgIKazCNGX/LlgikrvzM7wx0NoOkN/L2fbzcmYjYB9I58cIdOH39nrOYeeOwP4XKXQHFzDhkVoE+K/uH8SvrklgzQiXoivWsSX37Z+6MdFj+CTJItwVbbfT35XyZl9gN15N1n1YjboUNDTT7Bfu+Dlz5Cbt27o6ibg9uo0wFsLKeVfSUJQjJbIjPYkdUucAj1nCObl+fA5Olq9Qgxz7SUjUq7pNqjX2V80/PwwjLr66l9M2M9KGC7gAHjS0vS3QbeC3EP0yFmrVZ9cimGdOYGlLcVhdf92oXdks39G3uQesnNvap2ctBYGl9wkA6uMj4Ko7glwIBAw==")!)
+    static let rsa1024SPKI = Array(
+        Data(
+            base64Encoded:
+                "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDvg8TjNxbdMliH1ZZ1NPgBK2S5/aNSEKODVXAQqmQBl/rjRgcWD+ZwkLPPzOQkleJgOnrW1JjPDXFrsmDKIamZgL7NjeTAmMoypwaE3L3bSTV+eyh8Y4Nhi6Cy2+g3/CRqYYVRGnaHEaypKZnvs6axaK8ey0UZGuyrmntb85A4IwIDAQAB"
+        )!
+    )
+    static let p256SPKI = Array(
+        Data(
+            base64Encoded:
+                "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE0StMf9J0NGLPgvuzahndeACssGUN7xK+UeyfsTyZfKS+9q81bE5caIZwpGmhg13J5s2vMPSPYRO7iccESxaSgQ=="
+        )!
+    )
+    static let p256PKCS8 = Array(
+        Data(
+            base64Encoded:
+                "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgSauNuNcIzEwQO6DLCaLka1H2gVq879UAD/z6gg6NmxahRANCAATRK0x/0nQ0Ys+C+7NqGd14AKywZQ3vEr5R7J+xPJl8pL72rzVsTlxohnCkaaGDXcnmza8w9I9hE7uJxwRLFpKB"
+        )!
+    )
+    static let rsa2048Exponent3SPKI = Array(
+        Data(
+            base64Encoded:
+                "MIIBIDANBgkqhkiG9w0BAQEFAAOCAQ0AMIIBCAKCAQEAugjzHS0/9Q0lFzGImgIKazCNGX/LlgikrvzM7wx0NoOkN/L2fbzcmYjYB9I58cIdOH39nrOYeeOwP4XKXQHFzDhkVoE+K/uH8SvrklgzQiXoivWsSX37Z+6MdFj+CTJItwVbbfT35XyZl9gN15N1n1YjboUNDTT7Bfu+Dlz5Cbt27o6ibg9uo0wFsLKeVfSUJQjJbIjPYkdUucAj1nCObl+fA5Olq9Qgxz7SUjUq7pNqjX2V80/PwwjLr66l9M2M9KGC7gAHjS0vS3QbeC3EP0yFmrVZ9cimGdOYGlLcVhdf92oXdks39G3uQesnNvap2ctBYGl9wkA6uMj4Ko7glwIBAw=="
+        )!
+    )
 
     @Test func generatedIdentityHasTwoDistinctRSA2048Keys() throws {
         let identity = try IdentityKeys.generate()
@@ -18,15 +38,24 @@ import WotsTesting
         // The new keys work end to end.
         let bob = TestIdentities.bob
         let envelope = try Envelope.seal(
-            plaintext: Array("first words".utf8), from: Token.random(), identity: identity, to: bob.token,
-            recipientKeys: bob.publicKeys)
-        #expect(try envelope.open(as: bob.token, identity: bob.identity, senderKeys: identity.publicKeys).text == "first words")
+            plaintext: Array("first words".utf8),
+            from: Token.random(),
+            identity: identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
+        #expect(
+            try envelope.open(as: bob.token, identity: bob.identity, senderKeys: identity.publicKeys).text
+                == "first words"
+        )
     }
 
     @Test func privateKeysRoundTripThroughPKCS8() throws {
         let alice = TestIdentities.alice.identity
         let restored = try IdentityKeys(
-            signingPKCS8DER: try alice.signingPKCS8DER(), encryptionPKCS8DER: try alice.encryptionPKCS8DER())
+            signingPKCS8DER: try alice.signingPKCS8DER(),
+            encryptionPKCS8DER: try alice.encryptionPKCS8DER()
+        )
         #expect(restored.publicKeys == alice.publicKeys)
         #expect(restored.fingerprint == alice.fingerprint)
     }
@@ -90,7 +119,9 @@ import WotsTesting
 
     @Test func oneKeyForBothUsesIsRefused() {
         let der = TestIdentities.privateKeyDER("alice", "signing")
-        #expect(throws: CryptoError(.invalidKey, "")) { try IdentityKeys(signingPKCS8DER: der, encryptionPKCS8DER: der) }
+        #expect(throws: CryptoError(.invalidKey, "")) {
+            try IdentityKeys(signingPKCS8DER: der, encryptionPKCS8DER: der)
+        }
         let keys = TestIdentities.alice.publicKeys
         #expect(throws: CryptoError(.invalidKey, "")) {
             try PublicKeys(signing: keys.signing, encryption: keys.signing).validate()
@@ -104,7 +135,9 @@ import WotsTesting
     }
 
     @Test func hashesAndComparesLikeTheStandardSays() {
-        #expect(SHA256.hash(Array("abc".utf8)) == hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        #expect(
+            SHA256.hash(Array("abc".utf8)) == hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        )
         #expect(constantTimeEquals([1, 2, 3], [1, 2, 3]))
         #expect(!constantTimeEquals([1, 2, 3], [1, 2, 4]))
         #expect(!constantTimeEquals([1, 2, 3], [1, 2]))

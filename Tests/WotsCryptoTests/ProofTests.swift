@@ -15,21 +15,55 @@ import WotsTesting
 
     @Test func loginSignatureVerifiesForThatRelayNonceAndToken() throws {
         let signature = try alice.identity.signAuthentication(relayID: relayID, nonce: nonce, token: alice.token)
-        #expect(alice.publicKeys.verifyAuthentication(signature: signature, relayID: relayID, nonce: nonce, token: alice.token))
+        #expect(
+            alice.publicKeys.verifyAuthentication(
+                signature: signature,
+                relayID: relayID,
+                nonce: nonce,
+                token: alice.token
+            )
+        )
         #expect(
             alice.identity.signingPublicKey.verifyAuthentication(
-                signature: signature, relayID: relayID, nonce: nonce, token: alice.token))
+                signature: signature,
+                relayID: relayID,
+                nonce: nonce,
+                token: alice.token
+            )
+        )
     }
 
     @Test func loginSignatureIsUselessElsewhere() throws {
         let signature = try alice.identity.signAuthentication(relayID: relayID, nonce: nonce, token: alice.token)
         let keys = alice.publicKeys
-        #expect(!keys.verifyAuthentication(signature: signature, relayID: relayID + [0], nonce: nonce, token: alice.token))
-        #expect(!keys.verifyAuthentication(signature: signature, relayID: relayID, nonce: SecureRandom.bytes(32), token: alice.token))
+        #expect(
+            !keys.verifyAuthentication(signature: signature, relayID: relayID + [0], nonce: nonce, token: alice.token)
+        )
+        #expect(
+            !keys.verifyAuthentication(
+                signature: signature,
+                relayID: relayID,
+                nonce: SecureRandom.bytes(32),
+                token: alice.token
+            )
+        )
         #expect(!keys.verifyAuthentication(signature: signature, relayID: relayID, nonce: nonce, token: bob.token))
-        #expect(!mallory.publicKeys.verifyAuthentication(signature: signature, relayID: relayID, nonce: nonce, token: alice.token))
-        #expect(!PublicKeys(signing: [1], encryption: [2]).verifyAuthentication(
-            signature: signature, relayID: relayID, nonce: nonce, token: alice.token))
+        #expect(
+            !mallory.publicKeys.verifyAuthentication(
+                signature: signature,
+                relayID: relayID,
+                nonce: nonce,
+                token: alice.token
+            )
+        )
+        #expect(
+            !PublicKeys(signing: [1], encryption: [2]).verifyAuthentication(
+                signature: signature,
+                relayID: relayID,
+                nonce: nonce,
+                token: alice.token
+            )
+        )
     }
 
     @Test func loginLayoutIsLabelRelayNonceToken() throws {
@@ -39,21 +73,38 @@ import WotsTesting
             try AuthenticationProof.signedBytes(relayID: [], nonce: [1], token: alice.token)
         }
         #expect(throws: CryptoError(.malformed, "")) {
-            try alice.identity.signAuthentication(relayID: relayID, nonce: [UInt8](repeating: 0, count: 70_000), token: alice.token)
+            try alice.identity.signAuthentication(
+                relayID: relayID,
+                nonce: [UInt8](repeating: 0, count: 70_000),
+                token: alice.token
+            )
         }
     }
 
     @Test func loginSignatureNeverPassesAsAnEnvelopeSignatureNorTheReverse() throws {
         let envelope = try Envelope.seal(
-            plaintext: Array("hi".utf8), from: alice.token, identity: alice.identity, to: bob.token,
-            recipientKeys: bob.publicKeys)
+            plaintext: Array("hi".utf8),
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
         // An envelope signature offered as a login signature over the same bytes' fields.
-        #expect(!alice.publicKeys.verifyAuthentication(
-            signature: envelope.signature, relayID: relayID, nonce: nonce, token: alice.token))
+        #expect(
+            !alice.publicKeys.verifyAuthentication(
+                signature: envelope.signature,
+                relayID: relayID,
+                nonce: nonce,
+                token: alice.token
+            )
+        )
         // A login signature spliced into an envelope.
         var spliced = envelope
         spliced.signature = try alice.identity.signAuthentication(
-            relayID: Array(envelope.signedBytes.prefix(100)), nonce: nonce, token: alice.token)
+            relayID: Array(envelope.signedBytes.prefix(100)),
+            nonce: nonce,
+            token: alice.token
+        )
         #expect(throws: CryptoError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }
         // Even when the login "relay id" is the envelope's whole signed body, the labels keep them apart.
         let body = Array(envelope.signedBytes.dropFirst(Envelope.signatureLabel.count))
@@ -66,35 +117,73 @@ import WotsTesting
 
     @Test func registrationProofVerifiesForTheRegisteredValues() throws {
         let signature = try alice.registrationProof()
-        #expect(RegistrationProof.verify(
-            signature: signature, token: alice.token, nickname: alice.nickname, publicKeys: alice.publicKeys))
+        #expect(
+            RegistrationProof.verify(
+                signature: signature,
+                token: alice.token,
+                nickname: alice.nickname,
+                publicKeys: alice.publicKeys
+            )
+        )
     }
 
     @Test func registrationProofDoesNotCarryOverToOtherValues() throws {
         let signature = try alice.registrationProof()
-        #expect(!RegistrationProof.verify(
-            signature: signature, token: bob.token, nickname: alice.nickname, publicKeys: alice.publicKeys))
-        #expect(!RegistrationProof.verify(
-            signature: signature, token: alice.token, nickname: try Nickname("alice2"), publicKeys: alice.publicKeys))
+        #expect(
+            !RegistrationProof.verify(
+                signature: signature,
+                token: bob.token,
+                nickname: alice.nickname,
+                publicKeys: alice.publicKeys
+            )
+        )
+        #expect(
+            !RegistrationProof.verify(
+                signature: signature,
+                token: alice.token,
+                nickname: try Nickname("alice2"),
+                publicKeys: alice.publicKeys
+            )
+        )
         // Swapping in mallory's encryption key (to read alice's mail) breaks the proof.
         let swapped = PublicKeys(signing: alice.publicKeys.signing, encryption: mallory.publicKeys.encryption)
-        #expect(!RegistrationProof.verify(
-            signature: signature, token: alice.token, nickname: alice.nickname, publicKeys: swapped))
-        #expect(!RegistrationProof.verify(
-            signature: signature, token: alice.token, nickname: alice.nickname,
-            publicKeys: PublicKeys(signing: alice.publicKeys.signing, encryption: [1, 2, 3])))
+        #expect(
+            !RegistrationProof.verify(
+                signature: signature,
+                token: alice.token,
+                nickname: alice.nickname,
+                publicKeys: swapped
+            )
+        )
+        #expect(
+            !RegistrationProof.verify(
+                signature: signature,
+                token: alice.token,
+                nickname: alice.nickname,
+                publicKeys: PublicKeys(signing: alice.publicKeys.signing, encryption: [1, 2, 3])
+            )
+        )
     }
 
     @Test func registeringSomeoneElsesKeysCannotBeProven() throws {
         // Mallory registers alice's public keys under her own name: she cannot sign with alice's key.
         #expect(throws: CryptoError(.invalidKey, "")) {
             try RegistrationProof.sign(
-                token: mallory.token, nickname: mallory.nickname, publicKeys: alice.publicKeys,
-                identity: mallory.identity)
+                token: mallory.token,
+                nickname: mallory.nickname,
+                publicKeys: alice.publicKeys,
+                identity: mallory.identity
+            )
         }
         let byMallory = try mallory.registrationProof()
-        #expect(!RegistrationProof.verify(
-            signature: byMallory, token: mallory.token, nickname: mallory.nickname, publicKeys: alice.publicKeys))
+        #expect(
+            !RegistrationProof.verify(
+                signature: byMallory,
+                token: mallory.token,
+                nickname: mallory.nickname,
+                publicKeys: alice.publicKeys
+            )
+        )
     }
 
     // MARK: - Rotation
@@ -107,7 +196,11 @@ import WotsTesting
         #expect(!proof.verify(token: alice.token, oldKeys: alice.publicKeys, newKeys: mallory.publicKeys))
 
         // Mallory, holding only a new key of her own, cannot take over alice's account.
-        let byMallory = try RotationProof.sign(token: alice.token, oldIdentity: mallory.identity, newIdentity: mallory.identity)
+        let byMallory = try RotationProof.sign(
+            token: alice.token,
+            oldIdentity: mallory.identity,
+            newIdentity: mallory.identity
+        )
         #expect(!byMallory.verify(token: alice.token, oldKeys: alice.publicKeys, newKeys: mallory.publicKeys))
         var oldSignatureOnly = proof
         oldSignatureOnly.newKeySignature = byMallory.newKeySignature
@@ -124,10 +217,22 @@ import WotsTesting
     @Test func proofsOfOneKindNeverPassAsAnother() throws {
         let registration = try alice.registrationProof()
         let login = try alice.identity.signAuthentication(relayID: relayID, nonce: nonce, token: alice.token)
-        #expect(!RegistrationProof.verify(
-            signature: login, token: alice.token, nickname: alice.nickname, publicKeys: alice.publicKeys))
-        #expect(!alice.publicKeys.verifyAuthentication(
-            signature: registration, relayID: relayID, nonce: nonce, token: alice.token))
+        #expect(
+            !RegistrationProof.verify(
+                signature: login,
+                token: alice.token,
+                nickname: alice.nickname,
+                publicKeys: alice.publicKeys
+            )
+        )
+        #expect(
+            !alice.publicKeys.verifyAuthentication(
+                signature: registration,
+                relayID: relayID,
+                nonce: nonce,
+                token: alice.token
+            )
+        )
         let rotation = RotationProof(oldKeySignature: registration, newKeySignature: registration)
         #expect(!rotation.verify(token: alice.token, oldKeys: alice.publicKeys, newKeys: alice.publicKeys))
     }

@@ -29,13 +29,15 @@ import WotsTesting
         // (RFC 7914's own vectors use a 4-byte salt or p = 16, both outside the bounds this API accepts.)
         let keys = try SecretKeys.derive(
             secret: "password",
-            parameters: KeyDerivationParameters(salt: Array("NaClNaClNaClNaCl".utf8), n: 1024, r: 8, p: 1))
+            parameters: KeyDerivationParameters(salt: Array("NaClNaClNaClNaCl".utf8), n: 1024, r: 8, p: 1)
+        )
         #expect(
             keys.encryptionKey + keys.authenticationKey
                 == hex(
                     "02e8215bd3907488dbf18ed6df21995c4e445f9f22d1c8925d9c6d129589bdd5"
                         + "27e7565d581aa805b62305565a4bdf808a806931b796482d52d222e4e4265121"
-                ))
+                )
+        )
     }
 
     @Test func anotherSecretSaltOrCostDerivesOtherKeys() throws {

@@ -105,8 +105,12 @@ struct PostgresSpecificTests {
             let first = TestValues.envelope(from: sender, to: TestValues.token(), id: id)
             let second = TestValues.envelope(from: sender, to: TestValues.token(), id: id)
 
-            async let fromA = outcome { try await nodeA.mailboxes.append(first, receivedAt: TestValues.time(), mailboxCapacity: 10) }
-            async let fromB = outcome { try await nodeB.mailboxes.append(second, receivedAt: TestValues.time(), mailboxCapacity: 10) }
+            async let fromA = outcome {
+                try await nodeA.mailboxes.append(first, receivedAt: TestValues.time(), mailboxCapacity: 10)
+            }
+            async let fromB = outcome {
+                try await nodeB.mailboxes.append(second, receivedAt: TestValues.time(), mailboxCapacity: 10)
+            }
             let outcomes = await [fromA, fromB]
 
             #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
@@ -120,7 +124,11 @@ struct PostgresSpecificTests {
             let envelope = TestValues.envelope(from: TestValues.token(), to: recipient)
 
             async let fromA = nodeA.mailboxes.append(envelope, receivedAt: TestValues.time(), mailboxCapacity: 10)
-            async let fromB = nodeB.mailboxes.append(envelope, receivedAt: TestValues.time(1_700_000_009_000), mailboxCapacity: 10)
+            async let fromB = nodeB.mailboxes.append(
+                envelope,
+                receivedAt: TestValues.time(1_700_000_009_000),
+                mailboxCapacity: 10
+            )
             let receipts = try await [fromA, fromB]
 
             #expect(receipts[0] == receipts[1])
@@ -156,7 +164,9 @@ struct PostgresSpecificTests {
         #expect(tls.password == nil)
         #expect(tls.requiresTLS)
 
-        for bad in ["sqlite:wots.db", "postgres://db.example/relay", "postgres://wots@db.example", "postgres://wots@/x"] {
+        for bad in [
+            "sqlite:wots.db", "postgres://db.example/relay", "postgres://wots@db.example", "postgres://wots@/x",
+        ] {
             let error = #expect(throws: StorageError.self) { try PostgresDatabase.Configuration(url: bad) }
             #expect(error?.code == .invalidArgument)
         }

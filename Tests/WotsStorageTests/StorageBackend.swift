@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import WotsStorage
 
 /// One set of repositories sharing one database, as the contract suite sees it.

@@ -5,16 +5,18 @@
 // Rates are counted against CPU time used by this process (as `openssl speed` does by default with user time), so
 // other work on the machine does not skew the ratios; wall-clock rates (ContinuousClock) are printed too.
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import WotsCore
 import WotsCrypto
 import WotsTesting
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 let arguments = CommandLine.arguments
 func argument(_ name: String, default value: Double) -> Double {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Double(arguments[index + 1])
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
+        let parsed = Double(arguments[index + 1])
     else { return value }
     return parsed
 }
@@ -29,7 +31,12 @@ let clock = ContinuousClock()
 
 func seal() throws -> Envelope {
     try Envelope.seal(
-        plaintext: plaintext, from: alice.token, identity: alice.identity, to: bob.token, recipientKeys: bob.publicKeys)
+        plaintext: plaintext,
+        from: alice.token,
+        identity: alice.identity,
+        to: bob.token,
+        recipientKeys: bob.publicKeys
+    )
 }
 
 /// CPU time (user + system) this process has used, in seconds.
@@ -67,7 +74,8 @@ do {
     if sealAndOpen {
         let sealRate = try rate { sink &+= try seal().ciphertext.count }
         let openRate = try rate {
-            sink &+= try envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys).plaintext.count
+            sink &+= try envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys).plaintext
+                .count
         }
         print("seal_per_second=\(sealRate.cpu)")
         print("open_per_second=\(openRate.cpu)")

@@ -232,7 +232,9 @@ enum FrameScan {
     static func id(in text: String) -> Substring? { Self.value(of: "\"id\":\"", in: text, last: false) }
 
     static func value(of marker: String, in text: String, last: Bool) -> Substring? {
-        guard let range = last ? text.range(of: marker, options: .backwards) : text.range(of: marker) else { return nil }
+        guard let range = last ? text.range(of: marker, options: .backwards) : text.range(of: marker) else {
+            return nil
+        }
         guard let end = text[range.upperBound...].firstIndex(of: "\"") else { return nil }
         return text[range.upperBound..<end]
     }
@@ -292,7 +294,9 @@ final class StreamConnection: Sendable {
         let task = Task {
             do {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
-                    inbound, outbound, _ in
+                    inbound,
+                    outbound,
+                    _ in
                     connection.state.withLock { $0.outbound = outbound }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .text(let text) = message else { continue }
@@ -530,7 +534,9 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         var clock = now()
         let senders = try await api.prepareUsers(count: self.users, role: "s", run: run)
         let recipients = try await api.prepareUsers(count: self.users, role: "r", run: run)
-        say("registered and logged in \(self.users * 2) users in \(String(format: "%.1f", Double(now() - clock) / 1e9)) s")
+        say(
+            "registered and logged in \(self.users * 2) users in \(String(format: "%.1f", Double(now() - clock) / 1e9)) s"
+        )
 
         let ratePerSender = Double(self.rate) / Double(self.users)
         let ratePerSenderCount = Int((ratePerSender * self.rateSeconds).rounded(.up))
@@ -563,10 +569,16 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                 for (index, messages) in storeSet.enumerated() {
                     let session = senders[index].session
                     for lane in 0..<self.storeConcurrency {
-                        let mine = stride(from: lane, to: messages.count, by: self.storeConcurrency).map { messages[$0] }
+                        let mine = stride(from: lane, to: messages.count, by: self.storeConcurrency).map {
+                            messages[$0]
+                        }
                         group.addTask {
                             for message in mine where now() < deadline {
-                                let (status, _) = try await api.post("/v1/messages", body: message.body, session: session)
+                                let (status, _) = try await api.post(
+                                    "/v1/messages",
+                                    body: message.body,
+                                    session: session
+                                )
                                 counts.withLock {
                                     if status == 202 { $0.accepted += 1 } else { $0.other[status, default: 0] += 1 }
                                 }
@@ -791,7 +803,9 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
 }
 
 struct Connections: AsyncParsableCommand, BenchCommand {
-    static let configuration = CommandConfiguration(abstract: "Idle authenticated WebSockets in steps; RSS per connection.")
+    static let configuration = CommandConfiguration(
+        abstract: "Idle authenticated WebSockets in steps; RSS per connection."
+    )
 
     @OptionGroup var common: Common
     @Option(help: "Connection counts to reach, comma-separated") var steps = "1000,5000,10000,15000,19500"
@@ -844,7 +858,10 @@ struct Connections: AsyncParsableCommand, BenchCommand {
             } catch {
                 say("connections: step \(step) failed after \(all.count) open: \(error)")
                 result("\(label).conn_failed_at", "\(step)")
-                result("\(label).conn_error", "\(String(describing: error).prefix(120))".replacingOccurrences(of: " ", with: "_"))
+                result(
+                    "\(label).conn_error",
+                    "\(String(describing: error).prefix(120))".replacingOccurrences(of: " ", with: "_")
+                )
                 break
             }
             reached = all.count
@@ -867,7 +884,8 @@ struct Connections: AsyncParsableCommand, BenchCommand {
         let millis = Double(now() - start) / 1e6
         say(
             "probe at \(all.count) connections: POST \(status), "
-                + (through ? String(format: "delivered over WebSocket after %.1f ms", millis) : "NOT delivered within 10 s")
+                + (through
+                    ? String(format: "delivered over WebSocket after %.1f ms", millis) : "NOT delivered within 10 s")
         )
         result("\(label).conn_probe_delivered", through ? "yes" : "no")
         result("\(label).conn_probe_ms", millis, digits: 1)
