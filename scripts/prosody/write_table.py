@@ -65,8 +65,12 @@ def main():
     systems = [("wots_sqlite", "wots-relay SQLite"), ("wots_pg", "wots-relay PostgreSQL"),
                ("prosody_file", "Prosody file store"), ("prosody_sql", "Prosody SQLite")]
     out = []
-    out.append("# Benchmarks\n")
-    out.append("## Relay side by side with Prosody (issue 6)\n")
+    # Keep the other benchmarks' sections that precede this one; only the relay section is rewritten.
+    heading = "## Relay side by side with Prosody (issue 6)"
+    previous = open(a.out).read() if os.path.exists(a.out) else ""
+    kept = previous.split(heading)[0].rstrip() if heading in previous else "# Benchmarks"
+    out.append(kept + "\n")
+    out.append(heading + "\n")
     out.append(f"- Date: {a.date}")
     out.append(f"- Machine: {machine()}; `ulimit -n` {a.nofile}")
     out.append(f"- Command: `{a.command}`")
