@@ -6,26 +6,28 @@ public import WotsStorage
 /// Store-and-forward mailboxes in SQLite.
 ///
 /// Each recipient has a counter row (next sequence, depth) updated in the same transaction as the insert, so
-/// sequences are gap-free, strictly increasing and never reused. Concurrent `append` calls are group-committed:
-/// those that arrive while a transaction is being written share the next one (and its fsync).
+/// sequences are gap-free, strictly increasing and never reused. Concurrent appends and acknowledgements are
+/// group-committed: those that arrive while a transaction is being written share the next one (and its fsync).
 public struct SQLiteMailboxRepository: MailboxRepository {
     private let database: SQLiteDatabase
-    private let queue: MailboxAppendQueue
+    private let writes: GroupCommitQueue<MailboxWrite, MailboxWrite.Outcome>
 
     /// Uses the tables of an opened, migrated database.
     public init(database: SQLiteDatabase) {
         self.database = database
-        self.queue = MailboxAppendQueue { requests in
-            try await database.write("appending \(requests.count) envelopes") { db in
-                try requests.map { try Self.store($0, in: db) }
+        self.writes = GroupCommitQueue { writes in
+            try await database.write("writing \(writes.count) mailbox changes") { db in
+                try writes.map { try $0.perform(in: db) }
             }
         }
     }
 
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
-        try await self.queue.append(
-            MailboxAppendQueue.Request(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
-        )
+        let request = AppendRequest(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+        guard case .stored(let receipt) = try await self.writes.submit(.append(request)) else {
+            throw StorageError(.corrupted, "an append was answered as an acknowledgement")
+        }
+        return receipt
     }
 
     public func append(
@@ -35,10 +37,10 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     ) async throws -> [Result<MailboxReceipt, StorageError>] {
         guard !envelopes.isEmpty else { return [] }
         let requests = envelopes.map {
-            MailboxAppendQueue.Request(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+            AppendRequest(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
         }
         return try await self.database.write("appending a batch of \(requests.count) envelopes") { db in
-            try requests.map { try Self.store($0, in: db) }
+            try requests.map { try $0.store(in: db) }
         }
     }
 
@@ -46,13 +48,14 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         guard limit > 0 else { return [] }
         return try await self.database.read("reading a mailbox") { db in
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT sequence, received_at_ms, envelope FROM mailbox_messages
-                    WHERE recipient = ? AND sequence > ?
-                    ORDER BY sequence
-                    LIMIT ?
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT sequence, received_at_ms, envelope FROM mailbox_messages
+                        WHERE recipient = ? AND sequence > ?
+                        ORDER BY sequence
+                        LIMIT ?
+                        """
+                ),
                 arguments: [recipient.databaseBytes, sequence, limit]
             )
             return try rows.map { row in
@@ -74,25 +77,13 @@ public struct SQLiteMailboxRepository: MailboxRepository {
 
     @discardableResult
     public func acknowledge(_ messageIDs: [UUID], for recipient: Token) async throws -> Int {
-        let ids = Set(messageIDs)
+        let ids = Array(Set(messageIDs))
         guard !ids.isEmpty else { return 0 }
-        return try await self.database.write("acknowledging messages") { db in
-            let delete = try db.cachedStatement(
-                sql: "DELETE FROM mailbox_messages WHERE recipient = ? AND message_id = ?"
-            )
-            var deleted = 0
-            for id in ids {
-                try delete.execute(arguments: [recipient.databaseBytes, id.databaseBytes])
-                deleted += db.changesCount
-            }
-            if deleted > 0 {
-                try db.execute(
-                    sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?",
-                    arguments: [deleted, recipient.databaseBytes]
-                )
-            }
-            return deleted
+        guard case .acknowledged(let count) = try await self.writes.submit(.acknowledge(ids, recipient: recipient))
+        else {
+            throw StorageError(.corrupted, "an acknowledgement was answered as an append")
         }
+        return count
     }
 
     public func depth(of recipient: Token) async throws -> Int {
@@ -148,69 +139,5 @@ public struct SQLiteMailboxRepository: MailboxRepository {
             }
             return recipients.count
         }
-    }
-
-    /// Stores one envelope inside the caller's transaction, or says why not.
-    private static func store(
-        _ request: MailboxAppendQueue.Request,
-        in db: Database
-    ) throws -> Result<MailboxReceipt, StorageError> {
-        let header = request.envelope.header
-        let serialized = Data(request.envelope.serialized)
-        let recipient = header.recipient.databaseBytes
-        if let existing = try Row.fetchOne(
-            db,
-            sql: "SELECT sequence, received_at_ms, envelope FROM mailbox_messages WHERE sender = ? AND message_id = ?",
-            arguments: [header.sender.databaseBytes, header.messageID.databaseBytes]
-        ) {
-            guard existing["envelope"] as Data == serialized else {
-                return .failure(
-                    StorageError(
-                        .messageIDConflict,
-                        "message id \(header.messageID) was used by this sender for a different envelope"
-                    )
-                )
-            }
-            return .success(
-                MailboxReceipt(
-                    sequence: existing["sequence"],
-                    receivedAt: Date(millisecondsSince1970: existing["received_at_ms"])
-                )
-            )
-        }
-        let counter = try Row.fetchOne(
-            db,
-            sql: "SELECT next_sequence, depth FROM mailbox_counters WHERE recipient = ?",
-            arguments: [recipient]
-        )
-        let sequence: Int64 = counter?["next_sequence"] ?? 1
-        let depth: Int = counter?["depth"] ?? 0
-        guard depth < request.mailboxCapacity else {
-            return .failure(
-                StorageError(
-                    .mailboxFull,
-                    "mailbox of \(header.recipient) holds \(request.mailboxCapacity) messages already"
-                )
-            )
-        }
-        let receivedAt = request.receivedAt.millisecondsSince1970
-        try db.execute(
-            sql: """
-                INSERT INTO mailbox_messages (recipient, sequence, sender, message_id, received_at_ms, envelope)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                recipient, sequence, header.sender.databaseBytes, header.messageID.databaseBytes, receivedAt,
-                serialized,
-            ]
-        )
-        try db.execute(
-            sql: """
-                INSERT INTO mailbox_counters (recipient, next_sequence, depth) VALUES (?, ?, ?)
-                ON CONFLICT (recipient) DO UPDATE SET next_sequence = excluded.next_sequence, depth = excluded.depth
-                """,
-            arguments: [recipient, sequence + 1, depth + 1]
-        )
-        return .success(MailboxReceipt(sequence: sequence, receivedAt: Date(millisecondsSince1970: receivedAt)))
     }
 }

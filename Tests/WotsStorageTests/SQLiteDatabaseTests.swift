@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 import WotsCore
 import WotsStorage
@@ -139,48 +138,4 @@ struct SQLiteDatabaseTests {
             try database.close()
         }
     }
-
-    @Test func concurrentAppendsShareTransactions() async throws {
-        let commits = CommitLog()
-        let queue = MailboxAppendQueue { requests in
-            commits.sizes.withLock { $0.append(requests.count) }
-            try await Task.sleep(for: .milliseconds(20))
-            return requests.enumerated().map { index, request in
-                .success(MailboxReceipt(sequence: Int64(index + 1), receivedAt: request.receivedAt))
-            }
-        }
-        let recipient = TestValues.token()
-        try await withThrowingTaskGroup(of: MailboxReceipt.self) { group in
-            for _ in 0..<100 {
-                let envelope = TestValues.envelope(from: TestValues.token(), to: recipient)
-                group.addTask {
-                    try await queue.append(
-                        .init(envelope: envelope, receivedAt: TestValues.time(), mailboxCapacity: 10)
-                    )
-                }
-            }
-            try await group.waitForAll()
-        }
-        let sizes = commits.sizes.withLock { $0 }
-        #expect(sizes.reduce(0, +) == 100)
-        #expect(sizes.count < 100, "every append committed alone: \(sizes)")
-    }
-
-    @Test func aFailedGroupCommitFailsEveryAppendInIt() async throws {
-        let queue = MailboxAppendQueue { _ in throw StorageError(.unavailable, "disk on fire") }
-        await expectStorageError(.unavailable) {
-            _ = try await queue.append(
-                .init(
-                    envelope: TestValues.envelope(from: TestValues.token(), to: TestValues.token()),
-                    receivedAt: TestValues.time(),
-                    mailboxCapacity: 10
-                )
-            )
-        }
-    }
-}
-
-/// How many requests each commit held.
-private final class CommitLog: Sendable {
-    let sizes = Mutex<[Int]>([])
 }

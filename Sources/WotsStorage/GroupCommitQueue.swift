@@ -1,24 +1,17 @@
-import Foundation
 import Synchronization
-import WotsCore
-import WotsStorage
 
-/// Group commit for mailbox appends: appends that arrive while a transaction is being written wait together and
-/// go into the next one, so many concurrent senders share one fsync instead of paying one each.
-final class MailboxAppendQueue: Sendable {
-    /// One `append` call's arguments.
-    struct Request: Sendable {
-        var envelope: Envelope
-        var receivedAt: Date
-        var mailboxCapacity: Int
-    }
-
-    /// Writes requests in one transaction, one outcome per request in order.
-    typealias Commit = @Sendable ([Request]) async throws -> [Result<MailboxReceipt, StorageError>]
+/// Group commit: requests that arrive while a transaction is being written wait together and go into the next one,
+/// so many concurrent writers share one round trip and one fsync instead of paying one each.
+///
+/// The queue never runs two commits at once; callers that need several writers run several queues.
+public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Sendable {
+    /// Writes requests in one transaction and returns one outcome per request, in order. A thrown error fails
+    /// every request of the group.
+    public typealias Commit = @Sendable ([Request]) async throws -> [Result<Outcome, StorageError>]
 
     private struct Waiter: Sendable {
         var request: Request
-        var continuation: CheckedContinuation<MailboxReceipt, any Error>
+        var continuation: CheckedContinuation<Outcome, any Error>
     }
 
     private struct State: Sendable {
@@ -26,18 +19,19 @@ final class MailboxAppendQueue: Sendable {
         var isDraining = false
     }
 
-    /// Most requests in one transaction, so a flood of senders still gets answers in bounded time.
-    static let maximumGroupSize = 512
+    /// Most requests in one transaction, so a flood of writers still gets answers in bounded time.
+    public let maximumGroupSize: Int
 
     private let state = Mutex(State())
     private let commit: Commit
 
-    init(commit: @escaping Commit) {
+    public init(maximumGroupSize: Int = 512, commit: @escaping Commit) {
+        self.maximumGroupSize = max(1, maximumGroupSize)
         self.commit = commit
     }
 
-    /// Queues an append and waits until the transaction holding it committed.
-    func append(_ request: Request) async throws -> MailboxReceipt {
+    /// Queues a request and waits until the transaction holding it committed.
+    public func submit(_ request: Request) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             let startsDraining = self.state.withLock { state in
                 state.waiting.append(Waiter(request: request, continuation: continuation))
@@ -58,7 +52,7 @@ final class MailboxAppendQueue: Sendable {
                     state.isDraining = false
                     return []
                 }
-                let count = min(state.waiting.count, Self.maximumGroupSize)
+                let count = min(state.waiting.count, self.maximumGroupSize)
                 let group = Array(state.waiting.prefix(count))
                 state.waiting.removeFirst(count)
                 return group
@@ -66,6 +60,9 @@ final class MailboxAppendQueue: Sendable {
             guard !group.isEmpty else { return }
             do {
                 let results = try await self.commit(group.map(\.request))
+                guard results.count == group.count else {
+                    throw StorageError(.corrupted, "a group commit answered \(results.count) of \(group.count) writes")
+                }
                 for (waiter, result) in zip(group, results) {
                     waiter.continuation.resume(with: result)
                 }
