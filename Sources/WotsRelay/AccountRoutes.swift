@@ -8,6 +8,7 @@ import WotsStorage
 /// Restoring, reading, rotating and deleting an account.
 struct AccountRoutes: Sendable {
     let storage: RelayStorage
+    let accounts: AccountCache
     let configuration: RelayConfiguration
     let bus: EventBus
     let restoreLimiter: TokenBucketLimiter
@@ -63,6 +64,7 @@ struct AccountRoutes: Sendable {
             try await self.storage.privateRecords.delete(token: token)
             try await self.storage.mailboxes.deleteMailbox(of: token)
             try await self.storage.authentication.deleteSessions(of: token)
+            self.accounts.accountChanged(token)
             self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))
             return Response(status: .noContent)
         }
@@ -108,6 +110,7 @@ struct AccountRoutes: Sendable {
                 publicKeys: body.publicKeys,
                 fingerprint: body.publicKeys.fingerprint
             )
+            self.accounts.accountChanged(token)
             self.bus.publish(DirectoryChange(kind: .rotated, nickname: updated.nickname))
             return updated
         } catch {

@@ -11,6 +11,7 @@ struct Authenticator: Sendable {
 
     let relayID: [UInt8]
     let storage: RelayStorage
+    let accounts: AccountCache
     let configuration: RelayConfiguration
 
     /// Issues a single-use nonce.
@@ -64,10 +65,10 @@ struct Authenticator: Sendable {
         guard let secret = Self.parse(session) else {
             throw RelayError.unauthorized("invalid_session", "the session is malformed")
         }
-        guard let token = try await self.storage.authentication.session(hash: SHA256.hash(secret), now: now) else {
+        guard let session = try await self.accounts.session(hash: SHA256.hash(secret), now: now) else {
             throw RelayError.unauthorized("invalid_session", "the session is unknown or expired; log in again")
         }
-        return token
+        return session.token
     }
 
     /// base64url without padding, so it travels in headers unescaped.

@@ -10,6 +10,7 @@ import WotsStorage
 /// announces it so connected recipients get it live.
 struct MessageAcceptor: Sendable {
     let storage: RelayStorage
+    let accounts: AccountCache
     let configuration: RelayConfiguration
     let bus: EventBus
     let metrics: RelayMetrics
@@ -36,7 +37,7 @@ struct MessageAcceptor: Sendable {
         if let wait = self.sendLimiter.acquire(sessionToken.description) {
             throw RelayError.tooManyRequests("rate_limited", "too many messages; retry in \(wait) s", retryAfter: wait)
         }
-        guard let sender = try await self.storage.directory.entry(token: header.sender) else {
+        guard let sender = try await self.accounts.entry(token: header.sender) else {
             throw RelayError.unauthorized("unknown_token", "sender \(header.sender) is not registered")
         }
         do {
@@ -44,7 +45,7 @@ struct MessageAcceptor: Sendable {
         } catch let error as CryptoError {
             throw RelayError.badRequest(error.code.description, "envelope refused: \(error.reason)")
         }
-        guard let recipient = try await self.storage.directory.entry(token: header.recipient) else {
+        guard let recipient = try await self.accounts.entry(token: header.recipient) else {
             throw RelayError.notFound("unknown_recipient", "recipient \(header.recipient) is not registered")
         }
         guard recipient.fingerprint == header.recipientFingerprint else {

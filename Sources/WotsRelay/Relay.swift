@@ -17,6 +17,7 @@ public struct Relay: Sendable {
     public let relayID: [UInt8]
     let logger: Logger
     let sendLimiter: TokenBucketLimiter
+    let accounts: AccountCache
 
     /// Loads (or creates, on first start) the relay id and prepares the relay.
     public init(configuration: RelayConfiguration, storage: RelayStorage, bus: EventBus = EventBus(), logger: Logger)
@@ -29,15 +30,12 @@ public struct Relay: Sendable {
         self.relayID = try await storage.authentication.relayID(storingIfAbsent: SecureRandom.bytes(16))
         self.logger = logger
         self.sendLimiter = TokenBucketLimiter(limit: configuration.sendRate)
+        self.accounts = AccountCache(storage: storage, bus: bus, lifetime: configuration.accountCacheLifetime)
     }
 
     /// The router alone, for route tests.
     public func buildRouter() -> Router<RelayRequestContext> {
-        let authenticator = Authenticator(
-            relayID: self.relayID,
-            storage: self.storage,
-            configuration: self.configuration
-        )
+        let authenticator = self.makeAuthenticator()
         let acceptor = self.makeAcceptor()
         let router = Router(context: RelayRequestContext.self)
         router.add(middleware: ErrorMiddleware(metrics: self.metrics))
@@ -52,13 +50,14 @@ public struct Relay: Sendable {
             limiter: TokenBucketLimiter(limit: self.configuration.registrationRate),
             logger: self.logger
         ).register(on: router)
-        let accounts = AccountRoutes(
+        let accountRoutes = AccountRoutes(
             storage: self.storage,
+            accounts: self.accounts,
             configuration: self.configuration,
             bus: self.bus,
             restoreLimiter: TokenBucketLimiter(limit: self.configuration.restoreRate)
         )
-        accounts.registerPublic(on: router)
+        accountRoutes.registerPublic(on: router)
         let authenticated = router.group("/v1").add(middleware: SessionMiddleware(authenticator: authenticator))
         MessageRoutes(
             storage: self.storage,
@@ -67,7 +66,7 @@ public struct Relay: Sendable {
             metrics: self.metrics
         )
         .register(on: authenticated)
-        accounts.registerAuthenticated(on: authenticated)
+        accountRoutes.registerAuthenticated(on: authenticated)
         return router
     }
 
@@ -81,11 +80,7 @@ public struct Relay: Sendable {
     ) -> some ApplicationProtocol {
         let hub = DeliveryHub(bus: self.bus)
         let session = StreamSession(
-            authenticator: Authenticator(
-                relayID: self.relayID,
-                storage: self.storage,
-                configuration: self.configuration
-            ),
+            authenticator: self.makeAuthenticator(),
             storage: self.storage,
             configuration: self.configuration,
             acceptor: self.makeAcceptor(),
@@ -122,15 +117,25 @@ public struct Relay: Sendable {
                 address: .hostname(self.configuration.host, port: self.configuration.port),
                 serverName: "wots-relay"
             ),
-            services: services + [hub, sweeper],
+            services: services + [self.accounts, hub, sweeper],
             onServerRunning: onServerRunning,
             logger: self.logger
+        )
+    }
+
+    private func makeAuthenticator() -> Authenticator {
+        Authenticator(
+            relayID: self.relayID,
+            storage: self.storage,
+            accounts: self.accounts,
+            configuration: self.configuration
         )
     }
 
     private func makeAcceptor() -> MessageAcceptor {
         MessageAcceptor(
             storage: self.storage,
+            accounts: self.accounts,
             configuration: self.configuration,
             bus: self.bus,
             metrics: self.metrics,

@@ -32,6 +32,10 @@ public struct RelayConfiguration: Sendable {
     /// notification (PostgreSQL `LISTEN/NOTIFY` drops what arrives while its connection is down) only delays
     /// delivery. Default nil: no resync, as in a single process nothing is lost.
     public var resyncInterval: Duration? = nil
+    /// Longest a relay keeps an account's session or directory entry in memory without reading the database. A
+    /// change made through this relay, or announced by another relay process, takes effect at once; this bounds the
+    /// staleness only when such an announcement is lost. Default 10 seconds.
+    public var accountCacheLifetime: Duration = .seconds(10)
     /// How often expired challenges, sessions and messages are swept. Default every minute.
     public var sweepInterval: Duration = .seconds(60)
 

@@ -16,8 +16,8 @@ public protocol AuthenticationRepository: Sendable {
     /// Remembers a session by the hash of its bearer secret (the secret itself is never stored).
     func storeSession(hash: [UInt8], token: Token, expiresAt: Date) async throws
 
-    /// The token of an unexpired session with this hash, nil otherwise.
-    func session(hash: [UInt8], now: Date) async throws -> Token?
+    /// The unexpired session with this hash, nil otherwise.
+    func session(hash: [UInt8], now: Date) async throws -> ActiveSession?
 
     /// Ends every session of an account (account deletion, key rotation).
     func deleteSessions(of token: Token) async throws

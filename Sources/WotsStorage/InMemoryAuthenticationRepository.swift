@@ -43,10 +43,10 @@ public final class InMemoryAuthenticationRepository: AuthenticationRepository {
         self.state.withLock { $0.sessions[hash] = Session(token: token, expiresAt: expiresAt) }
     }
 
-    public func session(hash: [UInt8], now: Date) async throws -> Token? {
+    public func session(hash: [UInt8], now: Date) async throws -> ActiveSession? {
         self.state.withLock { state in
             guard let session = state.sessions[hash], session.expiresAt > now else { return nil }
-            return session.token
+            return ActiveSession(token: session.token, expiresAt: session.expiresAt)
         }
     }
 

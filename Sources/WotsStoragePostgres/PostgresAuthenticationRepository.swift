@@ -64,16 +64,16 @@ public struct PostgresAuthenticationRepository: AuthenticationRepository {
         }
     }
 
-    public func session(hash: [UInt8], now: Date) async throws -> Token? {
+    public func session(hash: [UInt8], now: Date) async throws -> ActiveSession? {
         let stored = try await self.database.withErrorMapping("look up a session") {
             try await self.database.client.query(
-                "SELECT token FROM auth_sessions WHERE hash = \(Data(hash)) AND expires_at > \(now)",
+                "SELECT token, expires_at FROM auth_sessions WHERE hash = \(Data(hash)) AND expires_at > \(now)",
                 logger: self.database.queryLogger
-            ).collect().first?.decode(Data.self)
+            ).collect().first?.decode((Data, Date).self)
         }
-        guard let stored else { return nil }
+        guard let (token, expiresAt) = stored else { return nil }
         do {
-            return try Token(bytes: Array(stored))
+            return ActiveSession(token: try Token(bytes: Array(token)), expiresAt: PostgresTime.loaded(expiresAt))
         } catch {
             throw StorageError(.corrupted, "a stored session names a malformed token")
         }

@@ -8,6 +8,11 @@ import WotsStorage
 /// Fans mail appended by other relay processes out to this process: `LISTEN wots_mail` on one pooled connection,
 /// and a `MailArrived` on the event bus for each notification another node sent.
 ///
+/// Account changes travel the same channel both ways: this process's `AccountChanged` events are sent to the other
+/// nodes, and theirs are published here, so no relay keeps using a rotated key or an ended session. Whenever
+/// listening (re)starts, an `AccountChanged` for every account is published, since changes sent while this node
+/// was not listening are lost.
+///
 /// This process's own appends are skipped (their payload carries this database's `nodeID`): the relay publishes
 /// those itself. Notifications are not stored by PostgreSQL, so any sent while the connection is down are lost;
 /// mail itself is durable and clients catch up by reading their mailbox. After a lost connection it listens again,
@@ -36,8 +41,31 @@ public final class PostgresMailNotifications: Service, Sendable {
 
     /// Listens until the task is cancelled or a graceful shutdown is triggered.
     public func run() async throws {
+        let localChanges = self.eventBus.subscribe(to: AccountChanged.self, bufferSize: 65_536)
         await cancelWhenGracefulShutdown {
-            await self.listenUntilCancelled()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.forward(localChanges) }
+                await self.listenUntilCancelled()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func forward(_ changes: EventSubscription<AccountChanged>) async {
+        for await change in changes where !change.isFromAnotherProcess {
+            guard let token = change.token else { continue }
+            let payload = AccountNotification(nodeID: self.database.nodeID, token: token).payload
+            do {
+                try await self.database.client.query(
+                    "SELECT pg_notify(\(PostgresMailboxRepository.notificationChannel), \(payload))",
+                    logger: self.database.queryLogger
+                )
+            } catch {
+                self.logger.warning(
+                    "could not tell other relays that an account changed; their caches expire on their own",
+                    metadata: ["error": "\(String(reflecting: type(of: error)))"]
+                )
+            }
         }
     }
 
@@ -47,6 +75,7 @@ public final class PostgresMailNotifications: Service, Sendable {
                 try await self.database.client.withConnection { connection in
                     try await connection.listen(on: PostgresMailboxRepository.notificationChannel) { notifications in
                         self.listening.withLock { $0 = true }
+                        self.eventBus.publish(AccountChanged(token: nil, isFromAnotherProcess: true))
                         self.logger.debug("listening for mail from other relay nodes")
                         for try await notification in notifications {
                             self.deliver(notification.payload)
@@ -68,6 +97,11 @@ public final class PostgresMailNotifications: Service, Sendable {
     }
 
     private func deliver(_ payload: String) {
+        if let change = AccountNotification(payload: payload) {
+            guard change.nodeID != self.database.nodeID else { return }
+            self.eventBus.publish(AccountChanged(token: change.token, isFromAnotherProcess: true))
+            return
+        }
         guard let notification = MailNotification(payload: payload) else {
             self.logger.debug(
                 "ignored a notification that is not Wots mail",

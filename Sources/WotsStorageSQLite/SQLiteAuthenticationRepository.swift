@@ -64,13 +64,18 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
         }
     }
 
-    public func session(hash: [UInt8], now: Date) async throws -> Token? {
+    public func session(hash: [UInt8], now: Date) async throws -> ActiveSession? {
         try await self.database.read("reading a session") { db in
-            try Data.fetchOne(
-                db,
-                sql: "SELECT token FROM auth_sessions WHERE hash = ? AND expires_at_ms > ?",
-                arguments: [Data(hash), now.millisecondsSince1970]
-            ).map(Token.init(databaseBytes:))
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT token, expires_at_ms FROM auth_sessions WHERE hash = ? AND expires_at_ms > ?"),
+                    arguments: [Data(hash), now.millisecondsSince1970]
+                )
+            else { return nil }
+            return ActiveSession(
+                token: try Token(databaseBytes: row["token"]),
+                expiresAt: Date(millisecondsSince1970: row["expires_at_ms"])
+            )
         }
     }
 

@@ -134,6 +134,58 @@ import WotsTesting
         }
     }
 
+    @Test func afterARotationTheOldKeysAreRefusedAtOnceAndTheNewOnesWork() async throws {
+        let harness = try await RelayHarness.make()
+        let rotatedBob = TestIdentity(
+            token: bob.token,
+            nickname: bob.nickname,
+            identity: TestIdentities.carol.identity,
+            secret: bob.secret
+        )
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            try await client.register(bob)
+            let aliceSession = try await client.login(alice)
+            let bobSession = try await client.login(bob)
+            // Both entries are now in use (and in the relay's memory): alice → bob and bob → alice.
+            #expect(try await client.send(try seal("hi", from: alice, to: bob), session: aliceSession).status == .accepted)
+            #expect(try await client.send(try seal("hey", from: bob, to: alice), session: bobSession).status == .accepted)
+
+            let rotation = try self.rotationRequest(for: bob, to: rotatedBob.identity)
+            let rotated = try await client.request(
+                "/v1/keys/rotate",
+                method: .post,
+                session: bobSession,
+                body: try jsonBody(rotation)
+            )
+            #expect(rotated.status == .ok)
+
+            let toOldKey = try await client.send(try seal("stale", from: alice, to: bob), session: aliceSession)
+            #expect(toOldKey.errorCode == "recipient_key_changed")
+            let signedByOldKey = try await client.send(try seal("old", from: bob, to: alice), session: bobSession)
+            #expect(signedByOldKey.status == .badRequest, "\(signedByOldKey.errorMessage ?? "")")
+            let toNewKey = try await client.send(try seal("fresh", from: alice, to: rotatedBob), session: aliceSession)
+            #expect(toNewKey.status == .accepted)
+            let signedByNewKey = try await client.send(try seal("new", from: rotatedBob, to: alice), session: bobSession)
+            #expect(signedByNewKey.status == .accepted)
+        }
+    }
+
+    func rotationRequest(for user: TestIdentity, to newIdentity: IdentityKeys) throws -> RotationRequest {
+        let proof = try RotationProof.sign(token: user.token, oldIdentity: user.identity, newIdentity: newIdentity)
+        return RotationRequest(
+            publicKeys: newIdentity.publicKeys,
+            privateRecord: try PrivateRecord.seal(
+                identity: newIdentity,
+                token: user.token,
+                secret: user.secret,
+                parameters: TestIdentities.cheapKeyDerivation
+            ),
+            oldKeySignature: proof.oldKeySignature.base64,
+            newKeySignature: proof.newKeySignature.base64
+        )
+    }
+
     @Test func deletingTheAccountRemovesEntryRecordMailboxAndSessions() async throws {
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in

@@ -130,7 +130,7 @@ import WotsTesting
             )
             #expect(try await harness.relay.storage.authentication.session(hash: secret, now: Date()) == nil)
             #expect(
-                try await harness.relay.storage.authentication.session(hash: SHA256.hash(secret), now: Date())
+                try await harness.relay.storage.authentication.session(hash: SHA256.hash(secret), now: Date())?.token
                     == alice.token
             )
         }

@@ -161,4 +161,39 @@ import WotsTesting
         #expect(nodeB.terminate() == 0)
         try await database.drop()
     }
+
+    @Test func anAccountDeletedOnOneRelayIsGoneAtOnceOnAnother() async throws {
+        let url = try #require(
+            ProcessInfo.processInfo.environment["WOTS_TEST_POSTGRES_URL"],
+            "WOTS_TEST_POSTGRES_URL is not set: run the tests through scripts/with-postgres.sh (make test)"
+        )
+        let database = try await TemporaryPostgresDatabase.create(baseURL: url)
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nodeA = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("a.log"))
+        let nodeB = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("b.log"))
+        let aliceOnB = try await self.registerAndLogin(alice, on: nodeB)
+        let bobOnA = try await self.registerAndLogin(bob, on: nodeA)
+        let bobOnB = try await self.login(bob, on: nodeB)
+        // Node B now holds bob's session and directory entry in memory.
+        #expect(try await nodeB.request("/v1/messages", session: bobOnB).0 == 200)
+        let first = try WireCoding.makeEncoder().encode(try seal("before", from: alice, to: bob))
+        #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: first).0 == 202)
+
+        #expect(try await nodeA.request("/v1/account", method: "DELETE", session: bobOnA).0 == 204)
+
+        let deadline = ContinuousClock.now + .seconds(1)
+        var sessionStatus = 0
+        repeat {
+            sessionStatus = try await nodeB.request("/v1/messages", session: bobOnB).0
+            if sessionStatus == 401 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
+        #expect(sessionStatus == 401, "bob's session still works on the other relay a second after his deletion")
+        let after = try WireCoding.makeEncoder().encode(try seal("after", from: alice, to: bob))
+        #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: after).0 == 404)
+        #expect(nodeA.terminate() == 0)
+        #expect(nodeB.terminate() == 0)
+        try await database.drop()
+    }
 }

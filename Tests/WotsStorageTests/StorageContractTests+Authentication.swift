@@ -67,15 +67,19 @@ extension StorageContractTests {
             )
             try await backend.authentication.storeSession(hash: bobs, token: bob, expiresAt: now.addingTimeInterval(60))
 
-            #expect(try await backend.authentication.session(hash: first, now: now) == alice)
-            #expect(try await backend.authentication.session(hash: bobs, now: now) == bob)
+            #expect(
+                try await backend.authentication.session(hash: first, now: now)
+                    == ActiveSession(token: alice, expiresAt: now.addingTimeInterval(60)),
+                "a session tells its account and its expiry"
+            )
+            #expect(try await backend.authentication.session(hash: bobs, now: now)?.token == bob)
             #expect(try await backend.authentication.session(hash: TestValues.randomBytes(32), now: now) == nil)
             #expect(try await backend.authentication.session(hash: first, now: now.addingTimeInterval(61)) == nil)
 
             try await backend.authentication.deleteSessions(of: alice)
             #expect(try await backend.authentication.session(hash: first, now: now) == nil)
             #expect(try await backend.authentication.session(hash: second, now: now) == nil)
-            #expect(try await backend.authentication.session(hash: bobs, now: now) == bob)
+            #expect(try await backend.authentication.session(hash: bobs, now: now)?.token == bob)
         }
     }
 
@@ -104,7 +108,7 @@ extension StorageContractTests {
 
             #expect(try await backend.authentication.sweepExpired(now: now) == 2)
             #expect(try await backend.authentication.sweepExpired(now: now) == 0)
-            #expect(try await backend.authentication.session(hash: liveSession, now: now) == alice)
+            #expect(try await backend.authentication.session(hash: liveSession, now: now)?.token == alice)
             #expect(try await backend.authentication.consumeChallenge(live, now: now) == true)
         }
     }
