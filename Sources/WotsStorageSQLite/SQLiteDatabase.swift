@@ -26,7 +26,7 @@ public final class SQLiteDatabase: Sendable {
 
     /// Opens (creating if needed) the database file and applies every migration not applied yet.
     /// - Parameters:
-    ///   - path: the database file; missing parent folders are created, readable by the owner only.
+    ///   - path: the database file; it and missing parent folders are created readable by the owner only.
     ///   - configuration: timeouts and pool size; see `Configuration` for the defaults.
     ///   - logger: where migrations are reported.
     /// - Throws: `StorageError.unavailable` when the file cannot be opened or a migration fails.
@@ -49,6 +49,12 @@ public final class SQLiteDatabase: Sendable {
                 .unavailable,
                 "cannot create the database folder \(folder): \(error.localizedDescription)"
             )
+        }
+        // SQLite gives the -wal and -shm files the database file's mode, so creating it owner-only covers all three.
+        if !FileManager.default.fileExists(atPath: path),
+            !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        {
+            throw StorageError(.unavailable, "cannot create the database file \(path)")
         }
         var grdb = GRDB.Configuration()
         grdb.foreignKeysEnabled = true

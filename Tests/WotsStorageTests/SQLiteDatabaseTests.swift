@@ -52,6 +52,23 @@ struct SQLiteDatabaseTests {
         }
     }
 
+    @Test func theDatabaseAndItsJournalFilesAreReadableByTheOwnerOnly() async throws {
+        try await withFolder { folder in
+            let path = folder.appendingPathComponent("private/wots.sqlite").path
+            let database = try await SQLiteDatabase(path: path)
+            try await SQLiteDirectoryRepository(database: database).create(TestValues.entry("alice"))
+            for file in [path, path + "-wal", path + "-shm"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
+            }
+            let folderMode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("private").path)[
+                .posixPermissions
+            ] as? Int
+            #expect(folderMode == 0o700)
+            try database.close()
+        }
+    }
+
     @Test func runningTheMigrationsTwiceIsHarmless() async throws {
         try await withFolder { folder in
             let path = folder.appendingPathComponent("wots.sqlite").path
