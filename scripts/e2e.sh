@@ -241,11 +241,15 @@ A_NUM=$(sed -n '2,4p' "$WORK/out")
 expect_success as bob verify alice
 B_NUM=$(sed -n '2,4p' "$WORK/out")
 [[ -n "$A_NUM" && "$A_NUM" == "$B_NUM" ]] || fail "safety numbers differ"
+expect_success as alice verify bob --json
+[[ $(json 'd["pin"]') == pinned && $(json 'len(d["safetyNumber"].split())') == 12 ]] || fail "verify --json"
+[[ $(json 'd["safetyNumber"]') == "$(echo $A_NUM)" ]] || fail "verify --json shows another number than verify"
 ok
 
 step "bob rotates his keys"
-expect_success as bob rotate
-out_has "new fingerprint"
+expect_success as bob rotate --json
+BOB_NEW_FP=$(json 'd["newFingerprint"]')
+[[ ${#BOB_NEW_FP} -eq 64 && $BOB_NEW_FP != $(json 'd["oldFingerprint"]') ]] || fail "rotate --json"
 ok
 
 step "sending to bob's changed key is refused"
@@ -265,8 +269,10 @@ out_has "NOT SHOWN"
 ok
 
 step "after trust, alice reads the held mail and can send again"
-expect_success as alice trust bob
-out_has "now trusting bob"
+expect_success as alice verify bob --json
+[[ $(json 'd["pin"]') == changed && $(json 'd["fingerprint"]') == "$BOB_NEW_FP" ]] || fail "verify --json after rotation"
+expect_success as alice trust bob --json
+[[ $(json 'd["fingerprint"]') == "$BOB_NEW_FP" && $(json 'd["previousFingerprint"]') != None ]] || fail "trust --json"
 expect_success as alice inbox --json
 [[ $(json 'd[0]["valid"]') == True && $(json 'd[0]["text"]') == "new key says hi $MARKER" ]] || fail "held mail not readable"
 expect_success as alice send --to bob "after trust $MARKER"
