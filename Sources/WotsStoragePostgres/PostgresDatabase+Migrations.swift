@@ -16,7 +16,13 @@ extension PostgresDatabase {
     ///   database fails.
     @discardableResult
     public func migrate() async throws -> [Int] {
-        let migrations = try Migration.bundled()
+        try await self.migrate(through: .max)
+    }
+
+    /// Applies the bundled migrations up to `lastVersion` (tests use it to make an older database).
+    @discardableResult
+    func migrate(through lastVersion: Int) async throws -> [Int] {
+        let migrations = try Migration.bundled().filter { $0.version <= lastVersion }
         return try await self.transaction("apply migrations") { connection in
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))",
@@ -105,15 +111,18 @@ struct Migration: Sendable {
     }
 
     /// Splits a migration file into statements: whole-line `--` comments are dropped and a statement ends with a
-    /// semicolon at the end of a line (the schema's stated convention; statements contain no other semicolons).
+    /// semicolon at the end of a line (the schema's stated convention), unless that line is inside a `$$`-quoted
+    /// function body, whose own statements end with semicolons.
     static func statements(in text: String) -> [String] {
         var statements: [String] = []
         var current: [Substring] = []
+        var insideDollarQuote = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("--") { continue }
             current.append(line)
-            if trimmed.hasSuffix(";") {
+            if line.ranges(of: "$$").count % 2 == 1 { insideDollarQuote.toggle() }
+            if !insideDollarQuote, trimmed.hasSuffix(";") {
                 statements.append(current.joined(separator: "\n"))
                 current = []
             }

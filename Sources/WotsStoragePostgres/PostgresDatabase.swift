@@ -67,7 +67,8 @@ public final class PostgresDatabase: Service, Sendable {
     public var directory: PostgresDirectoryRepository { PostgresDirectoryRepository(database: self) }
     /// The sealed private records stored in this database.
     public var privateRecords: PostgresPrivateRecordRepository { PostgresPrivateRecordRepository(database: self) }
-    /// The mailboxes stored in this database.
+    /// The mailboxes stored in this database. Each access makes a new repository: keep one, since appends are
+    /// group-committed only with others made through the same repository.
     public var mailboxes: PostgresMailboxRepository { PostgresMailboxRepository(database: self) }
     /// Relay id, login challenges and sessions stored in this database.
     public var authentication: PostgresAuthenticationRepository { PostgresAuthenticationRepository(database: self) }

@@ -7,26 +7,29 @@ public import WotsStorage
 ///
 /// An append locks the recipient's counter row, takes the next sequence from it and inserts the message in the same
 /// transaction, so appends to one recipient serialise and commit in sequence order: a reader never sees a lower
-/// sequence appear after a higher one. Each append also sends `NOTIFY wots_mail` (see `PostgresMailNotifications`),
-/// delivered to other relay processes when the transaction commits.
+/// sequence appear after a higher one. Concurrent appends through one repository are group-committed: those that
+/// arrive while a transaction is being written share the next one, a single call of `wots_append_group`. Each
+/// stored message is then announced with `NOTIFY wots_mail` (see `PostgresMailNotifications`) to other relay
+/// processes.
 public struct PostgresMailboxRepository: MailboxRepository {
     /// The `LISTEN/NOTIFY` channel that announces new mail.
     public static let notificationChannel = "wots_mail"
 
     let database: PostgresDatabase
+    private let appends: GroupCommitQueue<MailboxAppend, MailboxReceipt>
 
     /// - Parameter database: the migrated database to use.
     public init(database: PostgresDatabase) {
         self.database = database
+        self.appends = GroupCommitQueue { appends in
+            try await Self.store(appends, in: database)
+        }
     }
 
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
-        let outcomes = try await self.append(
-            batch: [envelope],
-            receivedAt: receivedAt,
-            mailboxCapacity: mailboxCapacity
+        try await self.appends.submit(
+            MailboxAppend(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
         )
-        return try outcomes[0].get()
     }
 
     public func append(
@@ -35,136 +38,47 @@ public struct PostgresMailboxRepository: MailboxRepository {
         mailboxCapacity: Int
     ) async throws -> [Result<MailboxReceipt, StorageError>] {
         guard !envelopes.isEmpty else { return [] }
-        let receivedAt = PostgresTime.stored(receivedAt)
-        // Locking every recipient's counter first, in one order, keeps concurrent batches from deadlocking.
-        let recipients = Set(envelopes.map(\.header.recipient)).sorted()
-        let (outcomes, notifications) = try await self.database.transaction(
-            "store a message",
+        let appends = envelopes.map {
+            MailboxAppend(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+        }
+        return try await Self.store(appends, in: self.database)
+    }
+
+    /// Appends in one transaction, in order, then notifies other relays of the stored messages.
+    private static func store(
+        _ appends: [MailboxAppend],
+        in database: PostgresDatabase
+    ) async throws -> [Result<MailboxReceipt, StorageError>] {
+        let (outcomes, notifications) = try await database.transaction(
+            "store messages",
             // Two appends of one (sender, id) to different recipients lock different counters and race on the
             // unique key; the loser runs again and then finds the winner's message.
             retryingOn: ["mailbox_messages_sender_message_id_key"]
         ) { connection in
-            for recipient in recipients {
-                try await connection.query(
-                    """
-                    INSERT INTO mailbox_counters (recipient, last_sequence, depth)
-                    VALUES (\(Data(recipient.bytes)), 0, 0)
-                    ON CONFLICT (recipient) DO UPDATE SET last_sequence = mailbox_counters.last_sequence
-                    """,
-                    logger: self.database.queryLogger
-                )
-            }
-            var outcomes: [Result<MailboxReceipt, StorageError>] = []
-            var notifications: [String] = []
-            outcomes.reserveCapacity(envelopes.count)
-            for envelope in envelopes {
-                outcomes.append(
-                    try await self.appendLocked(
-                        envelope,
-                        receivedAt: receivedAt,
-                        mailboxCapacity: mailboxCapacity,
-                        notifications: &notifications,
-                        on: connection
-                    )
-                )
-            }
-            return (outcomes, notifications)
+            let rows = try await connection.query(MailboxAppend.query(appends), logger: database.queryLogger)
+                .collect()
+            return try MailboxAppend.outcomes(of: appends, from: rows, nodeID: database.nodeID)
         }
-        await self.notify(notifications)
+        await Self.notify(notifications.map(\.payload), in: database)
         return outcomes
     }
 
     /// Tells other relay processes about new mail after the commit. PostgreSQL commits transactions that issued
     /// NOTIFY one at a time, so notifying inside the append would serialise every durable write; a notification
     /// lost here (the process dies between commit and notify) only delays live delivery until the next resync.
-    private func notify(_ payloads: [String]) async {
+    private static func notify(_ payloads: [String], in database: PostgresDatabase) async {
         guard !payloads.isEmpty else { return }
         do {
-            try await self.database.client.query(
+            try await database.client.query(
                 "SELECT pg_notify(\(Self.notificationChannel), payload) FROM unnest(\(payloads)::text[]) AS payload",
-                logger: self.database.queryLogger
+                logger: database.queryLogger
             )
         } catch {
-            self.database.logger.warning(
+            database.logger.warning(
                 "could not notify other relays of new mail",
                 metadata: ["messages": "\(payloads.count)", "error": "\(String(reflecting: type(of: error)))"]
             )
         }
-    }
-
-    /// Appends one envelope inside the batch's transaction, its recipient's counter row already locked.
-    private func appendLocked(
-        _ envelope: Envelope,
-        receivedAt: Date,
-        mailboxCapacity: Int,
-        notifications: inout [String],
-        on connection: PostgresConnection
-    ) async throws -> Result<MailboxReceipt, StorageError> {
-        let header = envelope.header
-        let serialized = Data(envelope.serialized)
-        let sender = Data(header.sender.bytes)
-        let recipient = Data(header.recipient.bytes)
-
-        let earlier = try await connection.query(
-            """
-            SELECT sequence, received_at, envelope = \(serialized)
-            FROM mailbox_messages WHERE sender = \(sender) AND message_id = \(header.messageID)
-            """,
-            logger: self.database.queryLogger
-        ).collect()
-        if let row = earlier.first {
-            let (sequence, receivedAt, sameEnvelope) = try row.decode((Int64, Date, Bool).self)
-            guard sameEnvelope else {
-                return .failure(
-                    StorageError(
-                        .messageIDConflict,
-                        "message id \(header.messageID) was used by this sender for a different envelope"
-                    )
-                )
-            }
-            return .success(MailboxReceipt(sequence: sequence, receivedAt: PostgresTime.loaded(receivedAt)))
-        }
-
-        let depth =
-            try await connection.query(
-                "SELECT depth FROM mailbox_counters WHERE recipient = \(recipient)",
-                logger: self.database.queryLogger
-            ).collect().first?.decode(Int.self) ?? 0
-        guard depth < mailboxCapacity else {
-            return .failure(
-                StorageError(
-                    .mailboxFull,
-                    "the mailbox of \(header.recipient) holds \(depth) messages (at most \(mailboxCapacity))"
-                )
-            )
-        }
-
-        guard
-            let sequence = try await connection.query(
-                """
-                UPDATE mailbox_counters SET last_sequence = last_sequence + 1, depth = depth + 1
-                WHERE recipient = \(recipient)
-                RETURNING last_sequence
-                """,
-                logger: self.database.queryLogger
-            ).collect().first?.decode(Int64.self)
-        else {
-            throw StorageError(.corrupted, "the mailbox counter of \(header.recipient) vanished inside a transaction")
-        }
-        try await connection.query(
-            """
-            INSERT INTO mailbox_messages (recipient, sequence, sender, message_id, received_at, envelope)
-            VALUES (\(recipient), \(sequence), \(sender), \(header.messageID), \(receivedAt), \(serialized))
-            """,
-            logger: self.database.queryLogger
-        )
-        let notification = MailNotification(
-            nodeID: self.database.nodeID,
-            recipient: header.recipient,
-            sequence: sequence
-        )
-        notifications.append(notification.payload)
-        return .success(MailboxReceipt(sequence: sequence, receivedAt: receivedAt))
     }
 
     public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
@@ -198,20 +112,20 @@ public struct PostgresMailboxRepository: MailboxRepository {
         guard !messageIDs.isEmpty else { return 0 }
         let recipientBytes = Data(recipient.bytes)
         return try await self.database.transaction("acknowledge messages") { connection in
-            let deleted = try await connection.query(
+            try await connection.query(
                 """
-                DELETE FROM mailbox_messages WHERE recipient = \(recipientBytes) AND message_id = ANY(\(messageIDs))
-                RETURNING 1
+                WITH deleted AS (
+                    DELETE FROM mailbox_messages WHERE recipient = \(recipientBytes) AND message_id = ANY(\(messageIDs))
+                    RETURNING 1
+                ), updated AS (
+                    UPDATE mailbox_counters SET depth = depth - (SELECT count(*) FROM deleted)
+                    WHERE recipient = \(recipientBytes) AND EXISTS (SELECT FROM deleted)
+                    RETURNING 1
+                )
+                SELECT count(*) FROM deleted
                 """,
                 logger: self.database.queryLogger
-            ).collect().count
-            if deleted > 0 {
-                try await connection.query(
-                    "UPDATE mailbox_counters SET depth = depth - \(deleted) WHERE recipient = \(recipientBytes)",
-                    logger: self.database.queryLogger
-                )
-            }
-            return deleted
+            ).collect().first?.decode(Int.self) ?? 0
         }
     }
 
