@@ -9,11 +9,11 @@ final class DirectoryFeed: Sendable {
 
     init(bus: EventBus) { self.bus = bus }
 
-    func start(outbound: WebSocketOutboundWriter, session: StreamSession) {
+    func start(outbound: WebSocketOutboundWriter) {
         let changes = self.bus.subscribe(to: DirectoryChange.self)
         let forwarder = Task {
             for await change in changes {
-                try? await session.send(
+                try? await StreamSession.send(
                     .directory(change: change.kind.rawValue, nickname: change.nickname),
                     to: outbound
                 )

@@ -1,4 +1,5 @@
 public import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 import NIOCore
@@ -78,7 +79,7 @@ public struct Relay: Sendable {
         services: [any Service] = [],
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let hub = DeliveryHub(bus: self.bus)
+        let hub = DeliveryHub(bus: self.bus, pingInterval: self.configuration.pingInterval)
         let session = StreamSession(
             authenticator: self.makeAuthenticator(),
             storage: self.storage,
@@ -101,18 +102,24 @@ public struct Relay: Sendable {
                 context.logger.debug("stream ended", metadata: ["error": "\(error)"])
             }
         }
+        let webSocketResponder = webSocketRouter.buildResponder()
         let sweeper = Sweeper(storage: self.storage, configuration: self.configuration, logger: self.logger)
         return Application(
             router: self.buildRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(
-                    ws: .init(
-                        maxFrameSize: self.configuration.maximumFrameSize,
-                        autoPing: .enabled(timePeriod: self.configuration.pingInterval)
-                    )
+            // The hub pings every socket from one relay-wide timer (a per-socket auto-ping task costs ~3 KiB per idle
+            // connection); a peer that stops acknowledging for two intervals is dropped by TCP_USER_TIMEOUT.
+            server: HTTPServerBuilder { [configuration = self.configuration] responder in
+                TunedChildChannel(
+                    base: HTTP1WebSocketUpgradeChannel(
+                        responder: responder,
+                        webSocketResponder: webSocketResponder,
+                        configuration: .init(
+                            ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .disabled)
+                        )
+                    ),
+                    userTimeout: configuration.pingInterval * 2
                 )
-            ),
+            },
             configuration: .init(
                 address: .hostname(self.configuration.host, port: self.configuration.port),
                 serverName: "wots-relay"

@@ -24,7 +24,8 @@ public struct RelayConfiguration: Sendable {
     public var maximumFrameSize: Int = 131_072
     /// Largest HTTP request body accepted. Default 256 KiB.
     public var maximumRequestSize: Int = 262_144
-    /// Ping interval on WebSockets; a peer that misses a pong is disconnected. Default 30 seconds.
+    /// How often every WebSocket gets a ping frame (keeps NAT mappings open). A peer whose TCP stack stops
+    /// acknowledging for twice this long is disconnected (Linux `TCP_USER_TIMEOUT`). Default 30 seconds.
     public var pingInterval: Duration = .seconds(30)
     /// A WebSocket that has not authenticated within this time is closed. Default 10 seconds.
     public var authenticationTimeout: Duration = .seconds(10)

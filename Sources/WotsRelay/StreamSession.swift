@@ -11,8 +11,6 @@ import WotsStorage
 
 /// One authenticated WebSocket on `/v1/stream`: queued then live messages out, acks and sends in.
 struct StreamSession: Sendable {
-    static let deliveryBatch = 100
-
     let authenticator: Authenticator
     let storage: RelayStorage
     let configuration: RelayConfiguration
@@ -33,30 +31,29 @@ struct StreamSession: Sendable {
         self.metrics.openConnections.increment()
         defer { self.metrics.openConnections.decrement() }
         logger.debug("stream opened", metadata: ["token": "\(token)"])
-        try await self.send(.ready(token: token), to: outbound)
+        try await Self.send(.ready(token: token), to: outbound)
 
-        let (wakeups, stopWakeups) = self.hub.wakeups(for: token)
-        defer { stopWakeups() }
+        let courier = MailCourier(
+            token: token,
+            mailboxes: self.storage.mailboxes,
+            metrics: self.metrics,
+            outbound: outbound
+        )
+        let unregister = self.hub.register(courier)
+        defer { unregister() }
+        if let resyncInterval = self.configuration.resyncInterval { self.hub.resync(every: resyncInterval) }
+        courier.wake()
         let directoryFeed = DirectoryFeed(bus: self.bus)
         defer { directoryFeed.stop() }
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await self.deliver(to: token, wakeups: wakeups, outbound: outbound)
-            }
-            if let resyncInterval = self.configuration.resyncInterval {
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: resyncInterval)
-                        self.hub.wake(token)
-                    }
-                }
-            }
+        do {
             while let message = try await messages.next() {
                 try await self.handle(message, from: token, outbound: outbound, directoryFeed: directoryFeed)
             }
-            group.cancelAll()
+        } catch {
+            await courier.stop()
+            throw error
         }
+        await courier.stop()
     }
 
     /// The bearer session from the upgrade's `Authorization` header, else from an `auth` first frame.
@@ -79,7 +76,7 @@ struct StreamSession: Sendable {
             return try await self.authenticator.token(forSession: session)
         } catch {
             let refusal = ErrorMiddleware.relayError(for: error)
-            try? await self.send(.error(id: nil, code: refusal.code, message: refusal.message), to: outbound)
+            try? await Self.send(.error(id: nil, code: refusal.code, message: refusal.message), to: outbound)
             return nil
         }
     }
@@ -99,35 +96,6 @@ struct StreamSession: Sendable {
         return try await messages.next()
     }
 
-    /// Sends every queued message, then waits to be woken and sends what arrived, until cancelled.
-    private func deliver(to token: Token, wakeups: AsyncStream<Void>, outbound: WebSocketOutboundWriter) async throws {
-        var lastSequence: Int64 = 0
-        var wakeupIterator = wakeups.makeAsyncIterator()
-        while !Task.isCancelled {
-            let batch = try await self.storage.mailboxes.messages(
-                for: token,
-                after: lastSequence,
-                limit: Self.deliveryBatch
-            )
-            for message in batch {
-                try await self.send(
-                    .message(
-                        DeliveredMessage(
-                            seq: message.sequence,
-                            receivedAt: message.receivedAt,
-                            envelope: message.envelope
-                        )
-                    ),
-                    to: outbound
-                )
-                lastSequence = message.sequence
-            }
-            self.metrics.messagesDelivered.increment(by: batch.count)
-            if batch.count == Self.deliveryBatch { continue }
-            guard await wakeupIterator.next() != nil else { return }
-        }
-    }
-
     private func handle(
         _ message: WebSocketMessage,
         from token: Token,
@@ -135,7 +103,7 @@ struct StreamSession: Sendable {
         directoryFeed: DirectoryFeed
     ) async throws {
         guard case .text(let text) = message else {
-            try await self.send(
+            try await Self.send(
                 .error(id: nil, code: "invalid_frame", message: "binary frames are not supported; send JSON text"),
                 to: outbound
             )
@@ -146,12 +114,12 @@ struct StreamSession: Sendable {
             frame = try Self.decodeFrame(text)
         } catch {
             let refusal = ErrorMiddleware.relayError(for: error)
-            try await self.send(.error(id: nil, code: "invalid_frame", message: refusal.message), to: outbound)
+            try await Self.send(.error(id: nil, code: "invalid_frame", message: refusal.message), to: outbound)
             return
         }
         switch frame {
         case .auth:
-            try await self.send(
+            try await Self.send(
                 .error(id: nil, code: "already_authenticated", message: "this stream is already authenticated"),
                 to: outbound
             )
@@ -161,20 +129,20 @@ struct StreamSession: Sendable {
         case .send(let envelope):
             do {
                 let receipt = try await self.acceptor.accept(envelope, from: token)
-                try await self.send(
+                try await Self.send(
                     .accepted(id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt),
                     to: outbound
                 )
             } catch {
                 let refusal = ErrorMiddleware.relayError(for: error)
                 self.metrics.countError(code: refusal.code)
-                try await self.send(
+                try await Self.send(
                     .error(id: envelope.header.messageID, code: refusal.code, message: refusal.message),
                     to: outbound
                 )
             }
         case .subscribeDirectory(let on):
-            if on { directoryFeed.start(outbound: outbound, session: self) } else { directoryFeed.stop() }
+            if on { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
         }
     }
 
@@ -182,8 +150,9 @@ struct StreamSession: Sendable {
         try JSONBody.decode(ClientFrame.self, from: Data(text.utf8))
     }
 
-    func send(_ frame: RelayFrame, to outbound: WebSocketOutboundWriter) async throws {
+    static func send(_ frame: RelayFrame, to outbound: WebSocketOutboundWriter) async throws {
         let data = try WireCoding.makeEncoder().encode(frame)
         try await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
     }
 }
+

@@ -16,11 +16,12 @@ import WotsTesting
     /// Runs a live relay on port 0 with alice and bob registered and logged in.
     func live(
         configuration: RelayConfiguration = RelayHarness.testConfiguration,
+        storage: RelayStorage = .inMemory(),
         _ body:
             @Sendable (_ client: any TestClientProtocol, _ port: Int, _ alice: String, _ bob: String) async throws ->
             Void
     ) async throws {
-        let harness = try await RelayHarness.make(configuration: configuration)
+        let harness = try await RelayHarness.make(configuration: configuration, storage: storage)
         try await harness.relay.buildApplication().test(.live) { client in
             try await client.register(alice)
             try await client.register(bob)
@@ -147,6 +148,58 @@ import WotsTesting
             try await Task.sleep(for: .milliseconds(100))
             try await client.register(TestIdentities.carol)
             #expect(await socket.next() == .directory(change: "registered", nickname: TestIdentities.carol.nickname))
+            await socket.close()
+        }
+    }
+
+    @Test func moreThanABatchOfQueuedMailArrivesInOrderAndAnIdleSocketStillGetsLiveMail() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            var queued: [Envelope] = []
+            for index in 0..<105 {
+                let envelope = try seal("queued \(index)", from: alice, to: bob)
+                _ = try await client.send(envelope, session: aliceSession)
+                queued.append(envelope)
+            }
+            let socket = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await socket.next() == .ready(token: bob.token))
+            for envelope in queued {
+                #expect(await socket.next()?.deliveredMessage?.envelope == envelope)
+            }
+            try await Task.sleep(for: .seconds(1))
+            let live = try seal("after a quiet second", from: alice, to: bob)
+            _ = try await client.send(live, session: aliceSession)
+            #expect(await socket.next()?.deliveredMessage?.envelope == live)
+            await socket.close()
+        }
+    }
+
+    @Test func mailTheBusNeverAnnouncedArrivesWithTheResync() async throws {
+        var configuration = RelayHarness.testConfiguration
+        configuration.resyncInterval = .milliseconds(300)
+        let storage = RelayStorage.inMemory()
+        try await self.live(configuration: configuration, storage: storage) { _, port, _, bobSession in
+            let socket = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await socket.next() == .ready(token: bob.token))
+            let unannounced = try seal("appended behind the relay's back", from: alice, to: bob)
+            _ = try await storage.mailboxes.append(unannounced, receivedAt: Date(), mailboxCapacity: 100)
+            #expect(await socket.next(timeout: .seconds(3))?.deliveredMessage?.envelope == unannounced)
+            await socket.close()
+        }
+    }
+
+    @Test func directoryChangesStopWhenUnsubscribedAndResumeWhenSubscribedAgain() async throws {
+        try await self.live { client, port, aliceSession, _ in
+            let socket = try await TestSocket.connect(port: port, headerSession: aliceSession)
+            #expect(await socket.next() == .ready(token: alice.token))
+            try await socket.send(.subscribeDirectory(false))
+            try await socket.send(.subscribeDirectory(true))
+            try await socket.send(.subscribeDirectory(false))
+            try await Task.sleep(for: .milliseconds(100))
+            try await client.register(TestIdentities.carol)
+            try await socket.send(.subscribeDirectory(true))
+            try await Task.sleep(for: .milliseconds(100))
+            try await client.register(TestIdentities.mallory)
+            #expect(await socket.next() == .directory(change: "registered", nickname: TestIdentities.mallory.nickname))
             await socket.close()
         }
     }
