@@ -155,4 +155,3 @@ struct StreamSession: Sendable {
         try await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
     }
 }
-

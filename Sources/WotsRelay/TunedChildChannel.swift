@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HummingbirdCore
 import Logging
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A server child channel tuned for many idle WebSockets.
 ///
@@ -23,15 +24,16 @@ struct TunedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
                 value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
             )
             #if canImport(Glibc)
-            if let userTimeout {
-                let option = ChannelOptions.Types.SocketOption(
-                    level: NIOBSDSocket.OptionLevel(rawValue: CInt(IPPROTO_TCP)),
-                    name: NIOBSDSocket.Option(rawValue: TCP_USER_TIMEOUT)
-                )
-                let milliseconds = userTimeout.components.seconds * 1_000
-                    + userTimeout.components.attoseconds / 1_000_000_000_000_000
-                try options?.setOption(option, value: SocketOptionValue(milliseconds))
-            }
+                if let userTimeout {
+                    let option = ChannelOptions.Types.SocketOption(
+                        level: NIOBSDSocket.OptionLevel(rawValue: CInt(IPPROTO_TCP)),
+                        name: NIOBSDSocket.Option(rawValue: TCP_USER_TIMEOUT)
+                    )
+                    let milliseconds =
+                        userTimeout.components.seconds * 1_000
+                        + userTimeout.components.attoseconds / 1_000_000_000_000_000
+                    try options?.setOption(option, value: SocketOptionValue(milliseconds))
+                }
             #endif
         } catch {
             return channel.eventLoop.makeFailedFuture(error)

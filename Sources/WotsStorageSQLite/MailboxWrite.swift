@@ -54,7 +54,8 @@ extension AppendRequest {
         let recipient = header.recipient.databaseBytes
         if let existing = try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT sequence, received_at_ms, envelope FROM mailbox_messages WHERE sender = ? AND message_id = ?"
+                sql:
+                    "SELECT sequence, received_at_ms, envelope FROM mailbox_messages WHERE sender = ? AND message_id = ?"
             ),
             arguments: [header.sender.databaseBytes, header.messageID.databaseBytes]
         ) {

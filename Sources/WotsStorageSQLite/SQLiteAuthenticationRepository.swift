@@ -68,7 +68,9 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
         try await self.database.read("reading a session") { db in
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT token, expires_at_ms FROM auth_sessions WHERE hash = ? AND expires_at_ms > ?"),
+                    db.cachedStatement(
+                        sql: "SELECT token, expires_at_ms FROM auth_sessions WHERE hash = ? AND expires_at_ms > ?"
+                    ),
                     arguments: [Data(hash), now.millisecondsSince1970]
                 )
             else { return nil }

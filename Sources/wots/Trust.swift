@@ -7,7 +7,8 @@ import WotsCrypto
 struct Trust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Accept NICK's current key (after checking `wots verify NICK` with them).",
-        discussion: #"--json prints {"nickname", "fingerprint", "previousFingerprint"} (the last is null on first use)."#
+        discussion:
+            #"--json prints {"nickname", "fingerprint", "previousFingerprint"} (the last is null on first use)."#
     )
 
     @ParentCommand var root: Wots

@@ -148,8 +148,12 @@ import WotsTesting
             let aliceSession = try await client.login(alice)
             let bobSession = try await client.login(bob)
             // Both entries are now in use (and in the relay's memory): alice → bob and bob → alice.
-            #expect(try await client.send(try seal("hi", from: alice, to: bob), session: aliceSession).status == .accepted)
-            #expect(try await client.send(try seal("hey", from: bob, to: alice), session: bobSession).status == .accepted)
+            #expect(
+                try await client.send(try seal("hi", from: alice, to: bob), session: aliceSession).status == .accepted
+            )
+            #expect(
+                try await client.send(try seal("hey", from: bob, to: alice), session: bobSession).status == .accepted
+            )
 
             let rotation = try self.rotationRequest(for: bob, to: rotatedBob.identity)
             let rotated = try await client.request(
@@ -166,7 +170,10 @@ import WotsTesting
             #expect(signedByOldKey.status == .badRequest, "\(signedByOldKey.errorMessage ?? "")")
             let toNewKey = try await client.send(try seal("fresh", from: alice, to: rotatedBob), session: aliceSession)
             #expect(toNewKey.status == .accepted)
-            let signedByNewKey = try await client.send(try seal("new", from: rotatedBob, to: alice), session: bobSession)
+            let signedByNewKey = try await client.send(
+                try seal("new", from: rotatedBob, to: alice),
+                session: bobSession
+            )
             #expect(signedByNewKey.status == .accepted)
         }
     }

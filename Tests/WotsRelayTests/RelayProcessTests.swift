@@ -122,7 +122,8 @@ import WotsTesting
         #expect(relay.terminate() == 0)
     }
 
-    @Test func aRecipientOnOneRelayReceivesLiveWhatWasPostedToAnother() async throws {
+    /// Two relay processes on one fresh PostgreSQL database, both stopped cleanly afterwards.
+    func withTwoRelaysOnPostgres(_ body: (RelayProcess, RelayProcess) async throws -> Void) async throws {
         let url = try #require(
             ProcessInfo.processInfo.environment["WOTS_TEST_POSTGRES_URL"],
             "WOTS_TEST_POSTGRES_URL is not set: run the tests through scripts/with-postgres.sh (make test)"
@@ -138,62 +139,58 @@ import WotsTesting
             database: database.url,
             logFile: folder.appendingPathComponent("b.log")
         )
-        let aliceSession = try await self.registerAndLogin(alice, on: nodeA)
-        _ = try await self.registerAndLogin(bob, on: nodeA)
-        let bobSession = try await self.login(bob, on: nodeB)
-
-        let socket = try await TestSocket.connect(port: nodeB.port, headerSession: bobSession)
-        #expect(await socket.next() == .ready(token: bob.token))
-        let envelope = try seal("across relays", from: alice, to: bob)
-        let start = ContinuousClock.now
-        let (status, _) = try await nodeA.request(
-            "/v1/messages",
-            method: "POST",
-            session: aliceSession,
-            body: try WireCoding.makeEncoder().encode(envelope)
-        )
-        #expect(status == 202)
-        let frame = await socket.next(timeout: .seconds(1))
-        #expect(frame?.deliveredMessage?.envelope == envelope)
-        #expect(ContinuousClock.now - start < .seconds(1))
-        await socket.close()
+        try await body(nodeA, nodeB)
         #expect(nodeA.terminate() == 0)
         #expect(nodeB.terminate() == 0)
         try await database.drop()
     }
 
+    @Test func aRecipientOnOneRelayReceivesLiveWhatWasPostedToAnother() async throws {
+        try await self.withTwoRelaysOnPostgres { nodeA, nodeB in
+            let aliceSession = try await self.registerAndLogin(alice, on: nodeA)
+            _ = try await self.registerAndLogin(bob, on: nodeA)
+            let bobSession = try await self.login(bob, on: nodeB)
+
+            let socket = try await TestSocket.connect(port: nodeB.port, headerSession: bobSession)
+            #expect(await socket.next() == .ready(token: bob.token))
+            let envelope = try seal("across relays", from: alice, to: bob)
+            let start = ContinuousClock.now
+            let (status, _) = try await nodeA.request(
+                "/v1/messages",
+                method: "POST",
+                session: aliceSession,
+                body: try WireCoding.makeEncoder().encode(envelope)
+            )
+            #expect(status == 202)
+            let frame = await socket.next(timeout: .seconds(1))
+            #expect(frame?.deliveredMessage?.envelope == envelope)
+            #expect(ContinuousClock.now - start < .seconds(1))
+            await socket.close()
+        }
+    }
+
     @Test func anAccountDeletedOnOneRelayIsGoneAtOnceOnAnother() async throws {
-        let url = try #require(
-            ProcessInfo.processInfo.environment["WOTS_TEST_POSTGRES_URL"],
-            "WOTS_TEST_POSTGRES_URL is not set: run the tests through scripts/with-postgres.sh (make test)"
-        )
-        let database = try await TemporaryPostgresDatabase.create(baseURL: url)
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let nodeA = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("a.log"))
-        let nodeB = try await RelayProcess.start(database: database.url, logFile: folder.appendingPathComponent("b.log"))
-        let aliceOnB = try await self.registerAndLogin(alice, on: nodeB)
-        let bobOnA = try await self.registerAndLogin(bob, on: nodeA)
-        let bobOnB = try await self.login(bob, on: nodeB)
-        // Node B now holds bob's session and directory entry in memory.
-        #expect(try await nodeB.request("/v1/messages", session: bobOnB).0 == 200)
-        let first = try WireCoding.makeEncoder().encode(try seal("before", from: alice, to: bob))
-        #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: first).0 == 202)
+        try await self.withTwoRelaysOnPostgres { nodeA, nodeB in
+            let aliceOnB = try await self.registerAndLogin(alice, on: nodeB)
+            let bobOnA = try await self.registerAndLogin(bob, on: nodeA)
+            let bobOnB = try await self.login(bob, on: nodeB)
+            // Node B now holds bob's session and directory entry in memory.
+            #expect(try await nodeB.request("/v1/messages", session: bobOnB).0 == 200)
+            let first = try WireCoding.makeEncoder().encode(try seal("before", from: alice, to: bob))
+            #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: first).0 == 202)
 
-        #expect(try await nodeA.request("/v1/account", method: "DELETE", session: bobOnA).0 == 204)
+            #expect(try await nodeA.request("/v1/account", method: "DELETE", session: bobOnA).0 == 204)
 
-        let deadline = ContinuousClock.now + .seconds(1)
-        var sessionStatus = 0
-        repeat {
-            sessionStatus = try await nodeB.request("/v1/messages", session: bobOnB).0
-            if sessionStatus == 401 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        #expect(sessionStatus == 401, "bob's session still works on the other relay a second after his deletion")
-        let after = try WireCoding.makeEncoder().encode(try seal("after", from: alice, to: bob))
-        #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: after).0 == 404)
-        #expect(nodeA.terminate() == 0)
-        #expect(nodeB.terminate() == 0)
-        try await database.drop()
+            let deadline = ContinuousClock.now + .seconds(1)
+            var sessionStatus = 0
+            repeat {
+                sessionStatus = try await nodeB.request("/v1/messages", session: bobOnB).0
+                if sessionStatus == 401 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            } while ContinuousClock.now < deadline
+            #expect(sessionStatus == 401, "bob's session still works on the other relay a second after his deletion")
+            let after = try WireCoding.makeEncoder().encode(try seal("after", from: alice, to: bob))
+            #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: after).0 == 404)
+        }
     }
 }

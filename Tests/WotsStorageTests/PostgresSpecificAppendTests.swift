@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import WotsCore
 import WotsStorage
+
 @testable import WotsStoragePostgres
 
 /// Group-committed appends (`wots_append_group`, migration 0002) on a real PostgreSQL server.
 @Suite("PostgreSQL group appends")
 struct PostgresSpecificAppendTests {
     @Test func concurrentAppendsFromTwoNodesToManyRecipientsGetGapFreeSequences() async throws {
-        try await withFreshDatabase { nodeA, nodeB in
+        try await withTwoNodes { nodeA, nodeB in
             // One repository per node, as a relay keeps it, so concurrent appends share transactions.
             let repositories = [nodeA.mailboxes, nodeB.mailboxes]
             let recipients = (0..<5).map { _ in TestValues.token() }
@@ -50,7 +51,7 @@ struct PostgresSpecificAppendTests {
     }
 
     @Test func concurrentSingleAppendsAnswerConflictsAndFullMailboxesEachToItsOwnCaller() async throws {
-        try await withFreshDatabase { nodeA, _ in
+        try await withTwoNodes { nodeA, _ in
             let mailboxes = nodeA.mailboxes
             let sender = TestValues.token()
             let recipient = TestValues.token()
@@ -82,7 +83,7 @@ struct PostgresSpecificAppendTests {
     }
 
     @Test func aDatabaseMigratedToVersionOneUpgradesToGroupAppends() async throws {
-        try await withFreshDatabase(migrated: false) { nodeA, nodeB in
+        try await withTwoNodes(migrated: false) { nodeA, nodeB in
             #expect(try await nodeA.migrate(through: 1) == [1])
             await expectStorageError(.unavailable) {
                 _ = try await nodeA.mailboxes.append(
@@ -122,41 +123,5 @@ struct PostgresSpecificAppendTests {
         #expect(statements.count == 3)
         #expect(statements[1].hasPrefix("CREATE FUNCTION") && statements[1].hasSuffix("$$;"))
         #expect(try Migration.bundled().map(\.version) == [1, 2])
-    }
-}
-
-/// Two database handles ("relay nodes") on one fresh database, migrated unless told otherwise; all removed afterwards.
-private func withFreshDatabase(
-    migrated: Bool = true,
-    _ body: (PostgresDatabase, PostgresDatabase) async throws -> Void
-) async throws {
-    let testDatabase = try await PostgresTestBackend.createDatabase()
-    let (nodeA, runningA) = PostgresTestBackend.start(testDatabase.configuration)
-    let (nodeB, runningB) = PostgresTestBackend.start(testDatabase.configuration)
-    func stop() async {
-        runningA.cancel()
-        runningB.cancel()
-        await runningA.value
-        await runningB.value
-    }
-    do {
-        if migrated { try await nodeA.migrate() }
-        try await body(nodeA, nodeB)
-    } catch {
-        await stop()
-        try? await testDatabase.drop()
-        throw error
-    }
-    await stop()
-    try await testDatabase.drop()
-}
-
-private func outcome(_ body: () async throws -> MailboxReceipt) async -> Result<MailboxReceipt, StorageError> {
-    do {
-        return .success(try await body())
-    } catch let error as StorageError {
-        return .failure(error)
-    } catch {
-        return .failure(StorageError(.unavailable, "unexpected \(error)"))
     }
 }

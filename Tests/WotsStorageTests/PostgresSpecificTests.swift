@@ -174,7 +174,7 @@ struct PostgresSpecificTests {
 }
 
 /// Two database handles ("relay nodes") on one fresh database, migrated unless told otherwise; all removed afterwards.
-private func withTwoNodes(
+func withTwoNodes(
     migrated: Bool = true,
     _ body: (PostgresDatabase, PostgresDatabase) async throws -> Void
 ) async throws {
@@ -199,7 +199,7 @@ private func withTwoNodes(
     try await testDatabase.drop()
 }
 
-private func outcome(_ body: () async throws -> MailboxReceipt) async -> Result<MailboxReceipt, StorageError> {
+func outcome(_ body: () async throws -> MailboxReceipt) async -> Result<MailboxReceipt, StorageError> {
     do {
         return .success(try await body())
     } catch let error as StorageError {

@@ -61,9 +61,10 @@ struct SQLiteDatabaseTests {
                 let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
                 #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
             }
-            let folderMode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("private").path)[
-                .posixPermissions
-            ] as? Int
+            let folderMode =
+                try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("private").path)[
+                    .posixPermissions
+                ] as? Int
             #expect(folderMode == 0o700)
             try database.close()
         }
