@@ -116,6 +116,46 @@ import WotsTesting
         }
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func aReaderThatStopsReadingHoldsUpNobodyAndLosesNothing() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            // ~26 MB of queued mail for bob: far more than the socket buffers between the relay and a stalled reader.
+            let large = String(repeating: "x", count: 48_000)
+            var queued: [Envelope] = []
+            for number in 0..<400 {
+                let envelope = try seal("\(number) \(large)", from: alice, to: bob)
+                #expect(try await client.send(envelope, session: aliceSession).status == .accepted)
+                queued.append(envelope)
+            }
+            let stalled = try StalledSocket(port: port, session: bobSession)
+            try await Task.sleep(for: .milliseconds(500))
+            let metrics = String(buffer: try await client.request("/metrics", method: .get).body)
+            #expect(metrics.metric("wots_websocket_connections") == 1, "the stalled reader is connected")
+            #expect(metrics.metric("wots_messages_delivered_total") < 400, "the relay waits for the reader")
+
+            let reader = try await TestSocket.connect(port: port, headerSession: aliceSession)
+            #expect(await reader.next() == .ready(token: alice.token))
+            let live = try seal("the relay is not stuck", from: bob, to: alice)
+            let start = ContinuousClock.now
+            #expect(try await client.send(live, session: bobSession).status == .accepted)
+            #expect(await reader.next(timeout: .seconds(2))?.deliveredMessage?.envelope == live)
+            #expect(ContinuousClock.now - start < .seconds(1), "another socket waited on the stalled one")
+            await reader.close()
+
+            stalled.close()
+            let again = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await again.next() == .ready(token: bob.token))
+            var delivered: [Envelope] = []
+            while delivered.count < queued.count,
+                let envelope = await again.next(timeout: .seconds(10))?.deliveredMessage?.envelope
+            {
+                delivered.append(envelope)
+            }
+            #expect(delivered == queued, "unacknowledged mail must all arrive again, in order")
+            await again.close()
+        }
+    }
+
     @Test func aSocketWithoutAValidSessionIsRefusedAndClosed() async throws {
         try await self.live { _, port, _, _ in
             let socket = try await TestSocket.connect(port: port)
@@ -202,5 +242,15 @@ import WotsTesting
             #expect(await socket.next() == .directory(change: "registered", nickname: TestIdentities.mallory.nickname))
             await socket.close()
         }
+    }
+}
+
+extension String {
+    /// The value of a Prometheus sample without labels in this exposition text, 0 when absent.
+    fileprivate func metric(_ name: String) -> Double {
+        for line in self.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1)) ?? .nan
+        }
+        return 0
     }
 }
