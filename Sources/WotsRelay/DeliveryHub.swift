@@ -6,8 +6,8 @@ import WotsStorage
 
 /// Wakes the WebSocket sessions of one recipient when mail arrives for them.
 ///
-/// One subscriber to `MailArrived` on the bus (local appends, and other relay processes' through PostgreSQL)
-/// wakes the couriers of that token, so a message costs one lookup, not one closure call per open socket.
+/// Mail stored by this process is handed to the couriers directly (`deliver`); mail other relay processes stored
+/// arrives as `MailArrived` on the bus (PostgreSQL `LISTEN/NOTIFY`) and wakes the couriers of that token, so a message costs one lookup, not one closure call per open socket.
 /// A woken courier re-reads its mailbox from storage, so coalesced signals lose nothing.
 ///
 /// Timed work over every socket (resyncs; pings when `pingInterval` is set) runs on one relay-wide timer that
@@ -56,6 +56,13 @@ final class DeliveryHub: Service, Sendable {
                 if couriers[token]?.isEmpty == true { couriers[token] = nil }
             }
         }
+    }
+
+    /// Hands a message this process just stored to `token`'s open sockets, which send it without reading it back
+    /// when it is the next one they expect.
+    func deliver(_ message: MailboxMessage, to token: Token) {
+        let couriers = self.couriers.withLock { $0[token].map { Array($0.values) } ?? [] }
+        for courier in couriers { courier.offer(message) }
     }
 
     func wake(_ token: Token) {

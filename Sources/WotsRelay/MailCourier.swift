@@ -10,13 +10,19 @@ import WotsStorage
 ///
 /// An idle socket holds no task: a wake-up starts one that drains the mailbox and ends. Wake-ups during a drain
 /// make it read once more, so a signal is never lost and never runs two drains at once.
+///
+/// Messages this process just stored are offered directly: when they continue the sequence the socket has reached,
+/// they are sent without reading them back; otherwise (a gap, a wake-up, too many waiting) the mailbox is read.
 final class MailCourier: Sendable {
     static let batchSize = 100
+    /// Most offered messages kept for one socket; past that it reads its mailbox instead.
+    static let maximumOffered = 128
 
     private struct State {
         var lastSequence: Int64 = 0
         var drain: Task<Void, Never>?
-        var wokenDuringDrain = false
+        var needsRead = false
+        var offered: [MailboxMessage] = []
         var stopped = false
     }
 
@@ -33,15 +39,30 @@ final class MailCourier: Sendable {
         self.outbound = outbound
     }
 
+    /// Makes the next drain read the mailbox.
     func wake() {
         self.state.withLock { state in
-            guard !state.stopped else { return }
-            guard state.drain == nil else {
-                state.wokenDuringDrain = true
-                return
-            }
-            state.drain = Task { await self.drainMailbox() }
+            state.needsRead = true
+            self.startDrain(&state)
         }
+    }
+
+    /// A message this process just stored for this socket's token.
+    func offer(_ message: MailboxMessage) {
+        self.state.withLock { state in
+            if state.offered.count < Self.maximumOffered {
+                state.offered.append(message)
+            } else {
+                state.offered.removeAll()
+                state.needsRead = true
+            }
+            self.startDrain(&state)
+        }
+    }
+
+    private func startDrain(_ state: inout State) {
+        guard !state.stopped, state.drain == nil else { return }
+        state.drain = Task { await self.drainMailbox() }
     }
 
     /// Sends a ping frame. A peer that has gone away stops acknowledging it, and the socket's TCP user timeout
@@ -63,11 +84,19 @@ final class MailCourier: Sendable {
     private func drainMailbox() async {
         do {
             while true {
-                let after = self.state.withLock { state in
-                    state.wokenDuringDrain = false
-                    return state.lastSequence
+                let (after, offered, needsRead) = self.state.withLock { state in
+                    defer {
+                        state.offered.removeAll()
+                        state.needsRead = false
+                    }
+                    return (state.lastSequence, state.offered, state.needsRead)
                 }
-                let batch = try await self.mailboxes.messages(for: self.token, after: after, limit: Self.batchSize)
+                let fresh = offered.filter { $0.sequence > after }.sorted { $0.sequence < $1.sequence }
+                let continuesTheSequence = fresh.enumerated().allSatisfy { $1.sequence == after + 1 + Int64($0) }
+                let readsTheMailbox = needsRead || !continuesTheSequence
+                let batch =
+                    readsTheMailbox
+                    ? try await self.mailboxes.messages(for: self.token, after: after, limit: Self.batchSize) : fresh
                 for message in batch {
                     try await StreamSession.send(
                         .message(
@@ -83,7 +112,9 @@ final class MailCourier: Sendable {
                 }
                 self.metrics.messagesDelivered.increment(by: batch.count)
                 let again = self.state.withLock { state in
-                    let again = !state.stopped && (batch.count == Self.batchSize || state.wokenDuringDrain)
+                    // A full page read from the mailbox may have more behind it.
+                    if readsTheMailbox && batch.count == Self.batchSize { state.needsRead = true }
+                    let again = !state.stopped && (state.needsRead || !state.offered.isEmpty)
                     if !again { state.drain = nil }
                     return again
                 }

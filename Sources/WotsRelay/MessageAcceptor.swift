@@ -7,12 +7,13 @@ import WotsCrypto
 import WotsStorage
 
 /// Takes an envelope from an authenticated sender, over HTTP or the WebSocket: checks it, stores it durably, then
-/// announces it so connected recipients get it live.
+/// hands the stored message to the recipient's open sockets in this process (other processes hear of it from the
+/// database).
 struct MessageAcceptor: Sendable {
     let storage: RelayStorage
     let accounts: AccountCache
+    let hub: DeliveryHub
     let configuration: RelayConfiguration
-    let bus: EventBus
     let metrics: RelayMetrics
     let sendLimiter: TokenBucketLimiter
 
@@ -61,7 +62,10 @@ struct MessageAcceptor: Sendable {
             mailboxCapacity: self.configuration.mailboxCapacity
         )
         self.metrics.messagesStored.increment()
-        self.bus.publish(MailArrived(recipient: header.recipient, sequence: receipt.sequence))
+        self.hub.deliver(
+            MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope),
+            to: header.recipient
+        )
         return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
     }
 }

@@ -19,6 +19,7 @@ public struct Relay: Sendable {
     let logger: Logger
     let sendLimiter: TokenBucketLimiter
     let accounts: AccountCache
+    let hub: DeliveryHub
 
     /// Loads (or creates, on first start) the relay id and prepares the relay.
     public init(configuration: RelayConfiguration, storage: RelayStorage, bus: EventBus = EventBus(), logger: Logger)
@@ -32,6 +33,7 @@ public struct Relay: Sendable {
         self.logger = logger
         self.sendLimiter = TokenBucketLimiter(limit: configuration.sendRate)
         self.accounts = AccountCache(storage: storage, bus: bus, lifetime: configuration.accountCacheLifetime)
+        self.hub = DeliveryHub(bus: bus, pingInterval: configuration.pingInterval)
     }
 
     /// The router alone, for route tests.
@@ -79,13 +81,12 @@ public struct Relay: Sendable {
         services: [any Service] = [],
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let hub = DeliveryHub(bus: self.bus, pingInterval: self.configuration.pingInterval)
         let session = StreamSession(
             authenticator: self.makeAuthenticator(),
             storage: self.storage,
             configuration: self.configuration,
             acceptor: self.makeAcceptor(),
-            hub: hub,
+            hub: self.hub,
             bus: self.bus,
             metrics: self.metrics
         )
@@ -124,7 +125,7 @@ public struct Relay: Sendable {
                 address: .hostname(self.configuration.host, port: self.configuration.port),
                 serverName: "wots-relay"
             ),
-            services: services + [self.accounts, hub, sweeper],
+            services: services + [self.accounts, self.hub, sweeper],
             onServerRunning: onServerRunning,
             logger: self.logger
         )
@@ -143,8 +144,8 @@ public struct Relay: Sendable {
         MessageAcceptor(
             storage: self.storage,
             accounts: self.accounts,
+            hub: self.hub,
             configuration: self.configuration,
-            bus: self.bus,
             metrics: self.metrics,
             sendLimiter: self.sendLimiter
         )

@@ -1,7 +1,7 @@
 public import WotsCore
 
-/// Published on the event bus when a mailbox got new mail, in this process or (through PostgreSQL
-/// `LISTEN/NOTIFY`) in another relay process on the same database.
+/// Published on the event bus when another relay process on the same database appended mail (PostgreSQL
+/// `LISTEN/NOTIFY`); mail this process stores goes to its sockets directly.
 public struct MailArrived: Sendable, Hashable {
     public var recipient: Token
     public var sequence: Int64

@@ -116,6 +116,33 @@ import WotsTesting
         }
     }
 
+    @Test func concurrentSendersReachAConnectedRecipientOnceEachInSequenceOrder() async throws {
+        try await self.live { client, port, aliceSession, bobSession in
+            let socket = try await TestSocket.connect(port: port, headerSession: bobSession)
+            #expect(await socket.next() == .ready(token: bob.token))
+            let envelopes = try (0..<200).map { try seal("message \($0)", from: alice, to: bob) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for envelope in envelopes {
+                    group.addTask {
+                        let status = try await client.send(envelope, session: aliceSession).status
+                        #expect(status == .accepted)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            var delivered: [DeliveredMessage] = []
+            while delivered.count < envelopes.count,
+                let message = await socket.next(timeout: .seconds(5))?.deliveredMessage
+            {
+                delivered.append(message)
+            }
+            #expect(delivered.map(\.seq) == Array(1...200), "every sequence once, in order")
+            #expect(Set(delivered.map(\.envelope.header.messageID)) == Set(envelopes.map(\.header.messageID)))
+            #expect(await socket.next(timeout: .milliseconds(300)) == nil, "nothing delivered twice")
+            await socket.close()
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aReaderThatStopsReadingHoldsUpNobodyAndLosesNothing() async throws {
         try await self.live { client, port, aliceSession, bobSession in
