@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "WotsCrypto", dependencies: ["COpenSSL", "WotsCore"], swiftSettings: swiftSettings),
         .target(
             name: "WotsStorage",
-            dependencies: ["WotsCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WotsCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -64,7 +65,7 @@ let package = Package(
         ),
         .target(
             name: "WotsTesting",
-            dependencies: ["WotsCore", "WotsCrypto", "WotsStorage"],
+            dependencies: ["WotsCore", "WotsCrypto"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -73,9 +74,13 @@ let package = Package(
             dependencies: [
                 "WotsCore", "WotsCrypto", "WotsStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -86,15 +91,18 @@ let package = Package(
             dependencies: [
                 "WotsRelay", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "WotsClient",
             dependencies: [
-                "WotsCore", "WotsCrypto", "WotsStorage",
+                "WotsCore", "WotsCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,8 +129,8 @@ let package = Package(
         .testTarget(
             name: "WotsStorageTests",
             dependencies: [
-                "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore", "WotsTesting",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -131,17 +139,20 @@ let package = Package(
             name: "WotsRelayTests",
             dependencies: [
                 "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WotsClientTests",
             dependencies: [
-                "WotsClient", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting",
-                .product(name: "Logging", package: "swift-log"),
+                "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting",
             ],
             swiftSettings: swiftSettings
         ),

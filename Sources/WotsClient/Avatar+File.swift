@@ -3,11 +3,11 @@ public import WotsCore
 
 extension Avatar {
     /// Reads a PNG or JPEG file of at most 64 KiB.
-    /// - Throws: `ClientError.invalidInput` naming the file and the rule it broke.
+    /// - Throws: `WotsError.invalidInput` naming the file and the rule it broke.
     public static func load(file url: URL) throws -> Avatar {
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         if let size = attributes?[.size] as? Int, size > Avatar.maximumImageSize {
-            throw ClientError(
+            throw WotsError(
                 .invalidInput,
                 "avatar \(url.path) is \(size) bytes (at most \(Avatar.maximumImageSize))"
             )
@@ -16,12 +16,12 @@ extension Avatar {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ClientError(.invalidInput, "cannot read avatar \(url.path): \(error.localizedDescription)")
+            throw WotsError(.invalidInput, "cannot read avatar \(url.path): \(error.localizedDescription)")
         }
         do {
             return try Avatar.validatedImage(Array(data))
-        } catch let error as DomainError {
-            throw ClientError(.invalidInput, "\(url.path): \(error.reason)")
+        } catch let error as WotsError {
+            throw WotsError(.invalidInput, "\(url.path): \(error.reason)")
         }
     }
 }

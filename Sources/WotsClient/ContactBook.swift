@@ -71,7 +71,7 @@ public struct ContactBook: Sendable, Hashable, Codable {
 
     /// Pins the entry when it is new; refuses a changed key.
     /// - Returns: true when the entry was pinned now (first use).
-    /// - Throws: `ClientError.keyChanged` naming the old and new fingerprints and `wots trust NICK`.
+    /// - Throws: `WotsError.keyChanged` naming the old and new fingerprints and `wots trust NICK`.
     public mutating func check(_ entry: DirectoryEntry) throws -> Bool {
         switch self.verdict(for: entry) {
         case .pinned: return false
@@ -82,9 +82,9 @@ public struct ContactBook: Sendable, Hashable, Codable {
         }
     }
 
-    static func keyChangedError(entry: DirectoryEntry, pinned: Contact) -> ClientError {
+    static func keyChangedError(entry: DirectoryEntry, pinned: Contact) -> WotsError {
         let what = pinned.token == entry.token ? "key" : "account (token)"
-        return ClientError(
+        return WotsError(
             .keyChanged,
             "\(entry.nickname)'s \(what) changed: pinned \(pinned.fingerprint.grouped), now \(entry.fingerprint.grouped); "
                 + "check `wots verify \(entry.nickname)` with them, then run `wots trust \(entry.nickname)`"

@@ -47,7 +47,7 @@ public struct LocalStore: Sendable {
     // MARK: Folder
 
     /// Creates the home folder with mode 0700 if missing; refuses a folder other users can read or enter.
-    /// - Throws: `ClientError.localStore` naming the folder and its mode.
+    /// - Throws: `WotsError.localStore` naming the folder and its mode.
     public func prepareHome() throws {
         let path = self.home.path
         var info = stat()
@@ -56,20 +56,20 @@ public struct LocalStore: Sendable {
             do {
                 try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
             } catch {
-                throw ClientError(.localStore, "cannot create folder \(parent.path): \(error.localizedDescription)")
+                throw WotsError(.localStore, "cannot create folder \(parent.path): \(error.localizedDescription)")
             }
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-                throw ClientError(.localStore, "cannot create folder \(path): \(String(cString: strerror(errno)))")
+                throw WotsError(.localStore, "cannot create folder \(path): \(String(cString: strerror(errno)))")
             }
             _ = chmod(path, 0o700)  // the umask may have removed bits, never added any; make it exact
             return
         }
         guard (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) else {
-            throw ClientError(.localStore, "\(path) is not a folder")
+            throw WotsError(.localStore, "\(path) is not a folder")
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw ClientError(
+            throw WotsError(
                 .localStore,
                 "folder \(path) is open to other users (mode \(String(mode, radix: 8))); run `chmod 700 \(path)`"
             )
@@ -82,7 +82,7 @@ public struct LocalStore: Sendable {
     // MARK: Files
 
     /// Reads and decodes a JSON file; nil when it does not exist.
-    /// - Throws: `ClientError.localStore` when it exists but cannot be read or decoded.
+    /// - Throws: `WotsError.localStore` when it exists but cannot be read or decoded.
     func read<Value: Decodable>(_ type: Value.Type, from name: String) throws -> Value? {
         let url = self.url(name)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
@@ -90,17 +90,17 @@ public struct LocalStore: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ClientError(.localStore, "cannot read \(url.path): \(error.localizedDescription)")
+            throw WotsError(.localStore, "cannot read \(url.path): \(error.localizedDescription)")
         }
         do {
             return try WireCoding.makeDecoder().decode(Value.self, from: data)
         } catch {
-            throw ClientError(.localStore, "\(url.path) is damaged: \(error)")
+            throw WotsError(.localStore, "\(url.path) is damaged: \(error)")
         }
     }
 
     /// Encodes a value as JSON and writes it atomically with mode 0600.
-    /// - Throws: `ClientError.localStore` naming the file.
+    /// - Throws: `WotsError.localStore` naming the file.
     func write(_ value: some Encodable, to name: String, exclusive: Bool = false) throws {
         let encoder = WireCoding.makeEncoder()
         encoder.outputFormatting.insert(.prettyPrinted)
@@ -108,7 +108,7 @@ public struct LocalStore: Sendable {
         do {
             data = try encoder.encode(value)
         } catch {
-            throw ClientError(.localStore, "cannot encode \(name): \(error)")
+            throw WotsError(.localStore, "cannot encode \(name): \(error)")
         }
         try self.writeAtomically(Array(data) + [0x0A], to: name, exclusive: exclusive)
     }
@@ -121,7 +121,7 @@ public struct LocalStore: Sendable {
         let temporary = self.url(".\(name).\(UUID().uuidString).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw ClientError(.localStore, "cannot create \(temporary): \(String(cString: strerror(errno)))")
+            throw WotsError(.localStore, "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
         var failure: String?
         bytes.withUnsafeBytes { buffer in
@@ -151,7 +151,7 @@ public struct LocalStore: Sendable {
         }
         if let failure {
             unlink(temporary)
-            throw ClientError(.localStore, "cannot write \(target): \(failure)")
+            throw WotsError(.localStore, "cannot write \(target): \(failure)")
         }
         self.syncFolder()
     }
@@ -160,7 +160,7 @@ public struct LocalStore: Sendable {
     func remove(_ name: String) throws {
         let path = self.url(name).path
         guard unlink(path) == 0 || errno == ENOENT else {
-            throw ClientError(.localStore, "cannot remove \(path): \(String(cString: strerror(errno)))")
+            throw WotsError(.localStore, "cannot remove \(path): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -38,7 +38,7 @@ struct MessageOpener {
             problem: nil,
             acknowledge: true
         )
-        func fail(_ code: String, _ reason: String, acknowledge: Bool = true) -> ReceivedMessage {
+        func fail(_ code: ErrorCode, _ reason: String, acknowledge: Bool = true) -> ReceivedMessage {
             message.problem = ReceivedMessage.Problem(code: code, message: reason)
             message.acknowledge = acknowledge
             return message
@@ -52,23 +52,23 @@ struct MessageOpener {
             let entry: DirectoryEntry
             do {
                 entry = try await self.lookUp(header.sender)
-            } catch let error as ClientError where error.status == 404 {
+            } catch let error as WotsError where error.code == .unknownToken {
                 let known = self.contacts.contact(token: header.sender)
                 message.from = known?.nickname
                 return fail(
-                    "unknown_sender",
+                    .unknownSender,
                     "the sender's token \(header.sender) is not in the directory (account deleted?)"
                 )
             }
             message.from = entry.nickname
             do {
                 try Messenger.checkConsistent(entry, relay: self.relay.baseURL)
-            } catch let error as ClientError {
-                return fail("unknown_sender", error.reason)
+            } catch let error as WotsError {
+                return fail(.unknownSender, error.reason)
             }
             guard entry.fingerprint == header.senderFingerprint else {
                 return fail(
-                    CryptoError.Code.senderKeyMismatch.description,
+                    .senderKeyMismatch,
                     "signed with key \(header.senderFingerprint.grouped), but \(entry.nickname)'s key is "
                         + "\(entry.fingerprint.grouped)"
                 )
@@ -81,7 +81,7 @@ struct MessageOpener {
                 break
             case .changed(let pinned):
                 return fail(
-                    ClientError.Code.keyChanged.description,
+                    .keyChanged,
                     ContactBook.keyChangedError(entry: entry, pinned: pinned).reason + " to read this message",
                     acknowledge: false
                 )
@@ -92,13 +92,13 @@ struct MessageOpener {
         let opened: OpenedMessage
         do {
             opened = try delivered.envelope.open(as: self.token, identity: self.identity, senderKeys: senderKeys)
-        } catch let error as CryptoError {
-            return fail(error.code.description, error.reason)
+        } catch let error as WotsError {
+            return fail(error.code, error.reason)
         } catch {
-            return fail("malformed", "\(error)")
+            return fail(.malformed, "\(error)")
         }
         guard let text = opened.text else {
-            return fail("not_text", "the message is \(opened.plaintext.count) bytes that are not UTF-8 text")
+            return fail(.notText, "the message is \(opened.plaintext.count) bytes that are not UTF-8 text")
         }
         message.text = text
         return message

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 public import WotsCore
 import WotsCrypto
-import WotsStorage
 
 extension Messenger {
     /// The account in the home folder, without opening its keys.
@@ -14,13 +13,13 @@ extension Messenger {
     ///   - nickname: the name to register.
     ///   - avatar: a validated image or preset, or none.
     /// - Returns: the new profile (token, fingerprint, relay).
-    /// - Throws: `ClientError.alreadyRegistered` when the home holds an account, the relay's refusal
+    /// - Throws: `WotsError.alreadyRegistered` when the home holds an account, the relay's refusal
     ///   (`nickname_taken`, …), `.relayUnreachable`, `.secretUnavailable`.
     public func register(nickname: Nickname, avatar: Avatar?) async throws -> Profile {
         try self.store.prepareHome()
         if self.store.hasAccount {
             let existing = try? self.store.account().profile
-            throw ClientError(
+            throw WotsError(
                 .alreadyRegistered,
                 "\(self.store.home.path) holds the account \(existing.map { "\($0.nickname)" } ?? "of someone") already; "
                     + "use another --home to register another"
@@ -66,7 +65,7 @@ extension Messenger {
             publicHalf: RelayRegistration(relay: self.relay, registered: registered),
             privateHalf: LocalKeyStore(store: self.store),
             bus: EventBus(),
-            logger: self.logger
+            onUndoFailure: { [logger] problem in logger.error("registration left half-written: \(problem)") }
         )
         try await coordinator.save(
             token: token,
@@ -76,7 +75,7 @@ extension Messenger {
         )
         guard let entry = registered.value else { return profile }
         guard entry.fingerprint == identity.fingerprint, entry.token == token else {
-            throw ClientError(.invalidResponse, "\(self.relay.baseURL) registered other keys than the ones sent")
+            throw WotsError(.invalidResponse, "\(self.relay.baseURL) registered other keys than the ones sent")
         }
         var saved = profile
         saved.registeredAt = entry.registeredAt
@@ -87,12 +86,12 @@ extension Messenger {
 
     /// Rebuilds the home folder from the relay: fetches the sealed private record with proof of the secret and
     /// opens it locally.
-    /// - Throws: `ClientError.alreadyRegistered` when the home holds an account, `.wrongSecret`,
+    /// - Throws: `WotsError.alreadyRegistered` when the home holds an account, `.wrongSecret`,
     ///   `.unknownNickname`, the relay's `rate_limited`.
     public func restore(nickname: Nickname) async throws -> Profile {
         try self.store.prepareHome()
         if self.store.hasAccount {
-            throw ClientError(
+            throw WotsError(
                 .alreadyRegistered,
                 "\(self.store.home.path) holds an account already; restore into an empty --home"
             )
@@ -103,23 +102,23 @@ extension Messenger {
         do {
             keys = try SecretKeys.derive(secret: secret, parameters: parameters)
         } catch {
-            throw ClientError(
+            throw WotsError(
                 .invalidResponse,
                 "\(self.relay.baseURL) sent unusable key-derivation parameters: \(error)"
             )
         }
         let account = try await self.relay.restore(nickname: nickname, authenticationKey: keys.authenticationKey)
         guard account.entry.nickname == nickname, account.privateRecord.token == account.entry.token else {
-            throw ClientError(.invalidResponse, "\(self.relay.baseURL) returned another account than \(nickname)")
+            throw WotsError(.invalidResponse, "\(self.relay.baseURL) returned another account than \(nickname)")
         }
         let identity: IdentityKeys
         do {
             identity = try account.privateRecord.openIdentity(keys: keys)
-        } catch let error as CryptoError where error.code == .wrongSecret {
-            throw ClientError(.wrongSecret, "wrong secret for \(nickname)")
+        } catch let error as WotsError where error.code == .wrongSecret {
+            throw WotsError(.wrongSecret, "wrong secret for \(nickname)")
         }
         guard identity.fingerprint == account.entry.fingerprint else {
-            throw ClientError(
+            throw WotsError(
                 .invalidResponse,
                 "the private keys stored at \(self.relay.baseURL) do not match \(nickname)'s published fingerprint"
             )

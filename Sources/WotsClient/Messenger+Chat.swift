@@ -13,7 +13,7 @@ extension Messenger {
         status: @escaping @Sendable (StreamClient.Status) -> Void,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
         sent: @escaping @Sendable (SentMessage) -> Void,
-        failed: @escaping @Sendable (ClientError) -> Void
+        failed: @escaping @Sendable (WotsError) -> Void
     ) async throws {
         let recipient = try await self.recipient(nickname)
         let unlocked = try await self.unlock()
@@ -34,7 +34,7 @@ extension Messenger {
                     guard !text.isEmpty else { continue }
                     do {
                         sent(try await self.send(text, to: recipient, as: unlocked))
-                    } catch let error as ClientError {
+                    } catch let error as WotsError {
                         failed(error)
                     }
                 }

@@ -6,7 +6,7 @@ extension Messenger {
     /// - Parameters:
     ///   - pageSize: entries per request, 1–100. Default 100.
     ///   - progress: called after each page with the number of entries so far.
-    /// - Throws: `ClientError.invalidResponse` when the relay's cursors go in circles.
+    /// - Throws: `WotsError.invalidResponse` when the relay's cursors go in circles.
     public func directory(
         pageSize: Int = PageLimit.maximum,
         progress: @Sendable (Int) -> Void = { _ in }
@@ -21,7 +21,7 @@ extension Messenger {
             cursor = page.next
             if let next = cursor {
                 guard !page.entries.isEmpty, seenCursors.insert(next).inserted else {
-                    throw ClientError(.invalidResponse, "\(self.relay.baseURL) repeated directory cursor \(next)")
+                    throw WotsError(.invalidResponse, "\(self.relay.baseURL) repeated directory cursor \(next)")
                 }
             }
         } while cursor != nil
@@ -70,10 +70,10 @@ extension Messenger {
         do {
             try entry.publicKeys.validate()
         } catch {
-            throw ClientError(.invalidResponse, "\(relay) published unusable keys for \(entry.nickname): \(error)")
+            throw WotsError(.invalidResponse, "\(relay) published unusable keys for \(entry.nickname): \(error)")
         }
         guard entry.publicKeys.fingerprint == entry.fingerprint else {
-            throw ClientError(
+            throw WotsError(
                 .invalidResponse,
                 "\(relay) published a fingerprint for \(entry.nickname) that does not match the keys"
             )

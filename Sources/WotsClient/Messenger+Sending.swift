@@ -20,12 +20,12 @@ extension Messenger {
     public static let maximumMessageSize = 60_000
 
     /// Checks a message's size.
-    /// - Throws: `ClientError.invalidInput` for an empty or too long message.
+    /// - Throws: `WotsError.invalidInput` for an empty or too long message.
     public static func validateMessage(_ text: String) throws {
         let size = text.utf8.count
-        guard size > 0 else { throw ClientError(.invalidInput, "the message is empty") }
+        guard size > 0 else { throw WotsError(.invalidInput, "the message is empty") }
         guard size <= Self.maximumMessageSize else {
-            throw ClientError(
+            throw WotsError(
                 .invalidInput,
                 "the message is \(size) bytes (at most \(Self.maximumMessageSize))"
             )
@@ -37,7 +37,7 @@ extension Messenger {
     /// The recipient's keys are pinned on first use; a changed key is refused until `trust`. A transient failure
     /// (relay unreachable, 5xx, rate limit) is retried with the same envelope, so the relay stores it once.
     /// - Parameter messageID: default a fresh random id; pass the same id to retry a send safely.
-    /// - Throws: `ClientError.keyChanged`, `.unknownNickname`, the relay's refusal.
+    /// - Throws: `WotsError.keyChanged`, `.unknownNickname`, the relay's refusal.
     public func send(_ text: String, to nickname: Nickname, messageID: UUID = UUID()) async throws -> SentMessage {
         try Self.validateMessage(text)
         let unlocked = try await self.unlock()
@@ -68,7 +68,7 @@ extension Messenger {
         if let sealed = outbox.envelope(id: messageID) {
             // A retry: the same envelope again, so the relay stores it once and repeats its receipt.
             guard sealed.header.recipient == entry.token, sealed.header.recipientFingerprint == entry.fingerprint else {
-                throw ClientError(
+                throw WotsError(
                     .invalidInput,
                     "message \(messageID.uuidString.lowercased()) was sealed for another recipient or key; use a new id"
                 )
@@ -90,11 +90,10 @@ extension Messenger {
         let receipt: SendReceipt
         do {
             receipt = try await self.deliver(envelope)
-        } catch let error as ClientError where Self.isTransient(error) {
-            throw ClientError(
+        } catch let error as WotsError where Self.isTransient(error) {
+            throw WotsError(
                 error.code,
-                "\(error.reason); not sent, retry with --id \(messageID.uuidString.lowercased())",
-                status: error.status
+                "\(error.reason); not sent, retry with --id \(messageID.uuidString.lowercased())"
             )
         }
         outbox.markDelivered(messageID)
@@ -117,7 +116,7 @@ extension Messenger {
         while true {
             do {
                 return try await self.relay.send(envelope)
-            } catch let error as ClientError where attempt < attempts && Self.isTransient(error) {
+            } catch let error as WotsError where attempt < attempts && Self.isTransient(error) {
                 self.logger.debug(
                     "send failed, retrying",
                     metadata: ["code": "\(error.code)", "attempt": "\(attempt)"]
@@ -129,10 +128,8 @@ extension Messenger {
         }
     }
 
-    static func isTransient(_ error: ClientError) -> Bool {
+    static func isTransient(_ error: WotsError) -> Bool {
         if error.code == .relayUnreachable { return true }
-        if error.code == ClientError.Code(relayCode: "rate_limited") { return true }
-        if let status = error.status, status >= 500 { return true }
-        return false
+        return [.rateLimited, .storageUnavailable, .storageFull, .internalError].contains(error.code)
     }
 }

@@ -39,7 +39,7 @@ public struct Messenger: Sendable {
     public let relay: RelayClient
     let logger: Logger
 
-    /// - Throws: `ClientError.invalidInput` for a relay URL that is not http(s).
+    /// - Throws: `WotsError.invalidInput` for a relay URL that is not http(s).
     public init(configuration: Configuration, logger: Logger = Logger(label: "wots")) throws {
         self.configuration = configuration
         self.store = LocalStore(home: configuration.home)
@@ -63,20 +63,20 @@ public struct Messenger: Sendable {
     }
 
     /// Opens the local account's private keys with the secret and sets the relay client to log in as it.
-    /// - Throws: `ClientError.notRegistered`, `.wrongSecret`, `.secretUnavailable`.
+    /// - Throws: `WotsError.notRegistered`, `.wrongSecret`, `.secretUnavailable`.
     func unlock() async throws -> Unlocked {
         let account = try self.store.account()
         let secret = try self.configuration.secret.read(prompt: "Secret for \(account.profile.nickname): ")
         let identity: IdentityKeys
         do {
             identity = try account.privateRecord.openIdentity(secret: secret)
-        } catch let error as CryptoError where error.code == .wrongSecret {
-            throw ClientError(.wrongSecret, "wrong secret for \(account.profile.nickname)")
+        } catch let error as WotsError where error.code == .wrongSecret {
+            throw WotsError(.wrongSecret, "wrong secret for \(account.profile.nickname)")
         } catch {
-            throw ClientError(.localStore, "cannot open the private keys in \(self.store.home.path): \(error)")
+            throw WotsError(.localStore, "cannot open the private keys in \(self.store.home.path): \(error)")
         }
         guard identity.fingerprint == account.profile.fingerprint else {
-            throw ClientError(
+            throw WotsError(
                 .localStore,
                 "the private keys in \(self.store.home.path) do not match the profile's fingerprint; run `wots restore`"
             )

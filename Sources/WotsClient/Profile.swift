@@ -52,30 +52,30 @@ public struct LocalAccount: Sendable, Hashable {
 
 extension LocalStore {
     /// The account stored here.
-    /// - Throws: `ClientError.notRegistered` when there is none, `.localStore` when its files are damaged.
+    /// - Throws: `WotsError.notRegistered` when there is none, `.localStore` when its files are damaged.
     public func account() throws -> LocalAccount {
         guard let profile = try self.read(Profile.self, from: FileName.profile) else {
-            throw ClientError(
+            throw WotsError(
                 .notRegistered,
                 "no account in \(self.home.path); run `wots register --nick NAME` or `wots restore --nick NAME`"
             )
         }
         guard let record = try self.read(PrivateRecord.self, from: FileName.privateRecord) else {
-            throw ClientError(.localStore, "\(self.url(FileName.privateRecord).path) is missing; run `wots restore`")
+            throw WotsError(.localStore, "\(self.url(FileName.privateRecord).path) is missing; run `wots restore`")
         }
         guard record.token == profile.token else {
-            throw ClientError(.localStore, "the private record in \(self.home.path) belongs to another token")
+            throw WotsError(.localStore, "the private record in \(self.home.path) belongs to another token")
         }
         return LocalAccount(profile: profile, privateRecord: record)
     }
 
     /// Writes a new account; refuses to overwrite one (the private record first, the profile last, so a
     /// half-written account is never mistaken for a whole one).
-    /// - Throws: `ClientError.alreadyRegistered` when the home holds an account already.
+    /// - Throws: `WotsError.alreadyRegistered` when the home holds an account already.
     public func create(_ account: LocalAccount) throws {
         try self.prepareHome()
         if self.hasAccount {
-            throw ClientError(.alreadyRegistered, "\(self.home.path) holds an account already (see `wots whoami`)")
+            throw WotsError(.alreadyRegistered, "\(self.home.path) holds an account already (see `wots whoami`)")
         }
         try self.write(account.privateRecord, to: FileName.privateRecord)
         do {
@@ -83,7 +83,7 @@ extension LocalStore {
         } catch {
             try? self.remove(FileName.privateRecord)
             if self.hasAccount {
-                throw ClientError(.alreadyRegistered, "\(self.home.path) holds an account already (see `wots whoami`)")
+                throw WotsError(.alreadyRegistered, "\(self.home.path) holds an account already (see `wots whoami`)")
             }
             throw error
         }

@@ -11,10 +11,10 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     public struct Problem: Sendable, Hashable, Codable {
         /// `bad_signature`, `not_for_me`, `sender_key_mismatch`, `decryption_failed`, `key_changed`,
         /// `unknown_sender`, `malformed`, `unsupported_version`, `not_text`.
-        public var code: String
+        public var code: ErrorCode
         public var message: String
 
-        public init(code: String, message: String) {
+        public init(code: ErrorCode, message: String) {
             self.code = code
             self.message = message
         }

@@ -1,5 +1,4 @@
 import WotsCore
-import WotsStorage
 
 /// The public half of a CLI registration: the relay's directory entry and private record.
 ///

@@ -8,8 +8,8 @@ public import WotsCrypto
 
 /// The relay's HTTP JSON API (v1), one method per route.
 ///
-/// Refusals become `ClientError` with the relay's code and message; a relay that cannot be reached becomes
-/// `ClientError.relayUnreachable` naming its URL. Authenticated routes log in on first use (challenge, signed with the
+/// Refusals become `WotsError` with the relay's code and message; a relay that cannot be reached becomes
+/// `WotsError.relayUnreachable` naming its URL. Authenticated routes log in on first use (challenge, signed with the
 /// identity's signing key, then a bearer session) and keep the session for the life of the client; an expired
 /// session is renewed once, transparently.
 public actor RelayClient {
@@ -39,7 +39,7 @@ public actor RelayClient {
     ///   - baseURL: `http://` or `https://` URL of the relay.
     ///   - timeout: per-request limit. Default 30 seconds.
     ///   - httpClient: default a process-wide client that fails fast when the relay refuses connections.
-    /// - Throws: `ClientError.invalidInput` when the URL is not an http(s) URL.
+    /// - Throws: `WotsError.invalidInput` when the URL is not an http(s) URL.
     public init(
         baseURL: String,
         timeout: Duration = .seconds(30),
@@ -58,7 +58,7 @@ public actor RelayClient {
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
             components.query == nil, components.fragment == nil
         else {
-            throw ClientError(.invalidInput, "relay URL \"\(text.prefix(100))\" is not an http:// or https:// URL")
+            throw WotsError(.invalidInput, "relay URL \"\(text.prefix(100))\" is not an http:// or https:// URL")
         }
         var normalized = text
         while normalized.hasSuffix("/") { normalized.removeLast() }
@@ -90,15 +90,14 @@ public actor RelayClient {
     }
 
     /// `GET /v1/directory/{nickname}`.
-    /// - Throws: `ClientError.unknownNickname` when nobody has that nickname.
+    /// - Throws: `WotsError.unknownNickname` when nobody has that nickname.
     public func entry(nickname: Nickname) async throws -> DirectoryEntry {
         do {
             return try await self.call(.GET, "/v1/directory/\(nickname.value)")
-        } catch let error as ClientError where error.status == 404 {
-            throw ClientError(
+        } catch let error as WotsError where error.code == .unknownNickname {
+            throw WotsError(
                 .unknownNickname,
-                "nobody is registered as \"\(nickname)\" at \(self.baseURL)",
-                status: 404
+                "nobody is registered as \"\(nickname)\" at \(self.baseURL)"
             )
         }
     }
@@ -137,11 +136,10 @@ public actor RelayClient {
                 "/v1/restore/parameters",
                 body: RestoreParametersRequest(nickname: nickname)
             )
-        } catch let error as ClientError where error.status == 404 {
-            throw ClientError(
+        } catch let error as WotsError where error.code == .unknownNickname {
+            throw WotsError(
                 .unknownNickname,
-                "nobody is registered as \"\(nickname)\" at \(self.baseURL)",
-                status: 404
+                "nobody is registered as \"\(nickname)\" at \(self.baseURL)"
             )
         }
     }
@@ -151,8 +149,8 @@ public actor RelayClient {
         let body = RestoreRequest(nickname: nickname, authenticationKey: Data(authenticationKey).base64EncodedString())
         do {
             return try await self.call(.POST, "/v1/restore", body: body)
-        } catch let error as ClientError where error.status == 403 {
-            throw ClientError(.wrongSecret, "wrong secret for \(nickname): \(error.reason)", status: 403)
+        } catch let error as WotsError where error.code == .wrongSecret {
+            throw WotsError(.wrongSecret, "wrong secret for \(nickname): \(error.reason)")
         }
     }
 
@@ -172,12 +170,12 @@ public actor RelayClient {
     public func currentSession() async throws -> String {
         if let session { return session }
         guard let credentials else {
-            throw ClientError(.unauthorized, "no identity to log in to \(self.baseURL) with")
+            throw WotsError(.invalidSession, "no identity to log in to \(self.baseURL) with")
         }
         let challenge: ChallengeResponse = try await self.call(.POST, "/v1/auth/challenge")
         guard let nonce = Data(base64Encoded: challenge.nonce), let relayID = Data(base64Encoded: challenge.relayID)
         else {
-            throw ClientError(.invalidResponse, "\(self.baseURL) sent a login challenge that is not base64")
+            throw WotsError(.invalidResponse, "\(self.baseURL) sent a login challenge that is not base64")
         }
         let signature = try credentials.identity.signAuthentication(
             relayID: Array(relayID),
@@ -192,11 +190,10 @@ public actor RelayClient {
         let response: SessionResponse
         do {
             response = try await self.call(.POST, "/v1/auth/session", body: request)
-        } catch let error as ClientError where error.status == 401 || error.status == 403 || error.status == 404 {
-            throw ClientError(
-                .unauthorized,
-                "\(self.baseURL) refused to log in token \(credentials.token): \(error.reason)",
-                status: error.status
+        } catch let error as WotsError where [.unknownToken, .badSignature, .challengeInvalid].contains(error.code) {
+            throw WotsError(
+                error.code,
+                "\(self.baseURL) refused to log in token \(credentials.token): \(error.reason)"
             )
         }
         self.session = response.session
@@ -230,7 +227,7 @@ public actor RelayClient {
             do {
                 encoded = Array(try WireCoding.makeEncoder().encode(body))
             } catch {
-                throw ClientError(.invalidInput, "cannot encode the request for \(path): \(error)")
+                throw WotsError(.invalidInput, "cannot encode the request for \(path): \(error)")
             }
         }
         var retriedLogin = false
@@ -261,10 +258,9 @@ public actor RelayClient {
             do {
                 return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes))
             } catch {
-                throw ClientError(
+                throw WotsError(
                     .invalidResponse,
-                    "\(self.baseURL) answered \(method) \(Self.route(path)) with something that is not the API: \(error)",
-                    status: status
+                    "\(self.baseURL) answered \(method) \(Self.route(path)) with something that is not the API: \(error)"
                 )
             }
         }
@@ -279,31 +275,29 @@ public actor RelayClient {
             let response = try await self.http.execute(request, timeout: .nanoseconds(self.timeout.nanoseconds))
             let body = try await response.body.collect(upTo: Self.maximumResponseSize)
             return (Int(response.status.code), response.headers, Array(body.readableBytesView))
-        } catch let error as ClientError {
+        } catch let error as WotsError {
             throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw ClientError(.relayUnreachable, "relay unreachable at \(self.baseURL) (\(Self.describe(error)))")
+            throw WotsError(.relayUnreachable, "relay unreachable at \(self.baseURL) (\(Self.describe(error)))")
         }
     }
 
     private func refusal(status: Int, headers: HTTPHeaders, bytes: [UInt8], method: HTTPMethod, path: String)
-        -> ClientError
+        -> WotsError
     {
         var retry = ""
         if status == 429, let after = headers.first(name: "Retry-After") { retry = " (retry after \(after) s)" }
         if let body = try? WireCoding.makeDecoder().decode(APIErrorBody.self, from: Data(bytes)) {
-            return ClientError(
-                ClientError.Code(relayCode: body.error.code),
-                Self.printable(body.error.message) + retry,
-                status: status
+            return WotsError(
+                body.error.code,
+                Self.printable(body.error.message) + retry
             )
         }
-        return ClientError(
+        return WotsError(
             .invalidResponse,
-            "\(self.baseURL) answered \(method) \(Self.route(path)) with HTTP \(status)\(retry)",
-            status: status
+            "\(self.baseURL) answered \(method) \(Self.route(path)) with HTTP \(status)\(retry)"
         )
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import WotsCore
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +25,7 @@ public enum SecretSource: Sendable {
     /// - Parameters:
     ///   - confirm: ask twice on the terminal and insist the two agree (for a new secret).
     ///   - prompt: what to ask, e.g. `"Secret for alice: "`.
-    /// - Throws: `ClientError.secretUnavailable` when the file cannot be read, there is no terminal, or the two
+    /// - Throws: `WotsError.secretUnavailable` when the file cannot be read, there is no terminal, or the two
     ///   entries differ.
     public func read(prompt: String, confirm: Bool = false) throws -> String {
         switch self {
@@ -35,13 +36,13 @@ public enum SecretSource: Sendable {
             do {
                 data = try Data(contentsOf: url)
             } catch {
-                throw ClientError(
+                throw WotsError(
                     .secretUnavailable,
                     "cannot read the secret file \(url.path): \(error.localizedDescription)"
                 )
             }
             guard let text = String(data: data, encoding: .utf8) else {
-                throw ClientError(.secretUnavailable, "the secret file \(url.path) is not UTF-8 text")
+                throw WotsError(.secretUnavailable, "the secret file \(url.path) is not UTF-8 text")
             }
             let secret = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
             return secret.hasSuffix("\r") ? String(secret.dropLast()) : secret
@@ -50,7 +51,7 @@ public enum SecretSource: Sendable {
             if confirm {
                 let second = try Self.ask("Again, to confirm: ")
                 guard first == second else {
-                    throw ClientError(.secretUnavailable, "the two secrets you typed differ")
+                    throw WotsError(.secretUnavailable, "the two secrets you typed differ")
                 }
             }
             return first
@@ -58,10 +59,10 @@ public enum SecretSource: Sendable {
     }
 
     /// Checks a new secret's length.
-    /// - Throws: `ClientError.invalidInput` saying the minimum.
+    /// - Throws: `WotsError.invalidInput` saying the minimum.
     public static func validateNew(_ secret: String) throws {
         guard secret.count >= Self.minimumLength else {
-            throw ClientError(
+            throw WotsError(
                 .invalidInput,
                 "the secret is \(secret.count) characters (at least \(Self.minimumLength))"
             )
@@ -72,7 +73,7 @@ public enum SecretSource: Sendable {
     private static func ask(_ prompt: String) throws -> String {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
-            throw ClientError(
+            throw WotsError(
                 .secretUnavailable,
                 "no terminal to ask for the secret on; use --secret-file FILE or WOTS_SECRET"
             )

@@ -45,7 +45,7 @@ public struct StreamClient: Sendable {
     /// - Parameters:
     ///   - status: told about connects and disconnects.
     ///   - handle: called for each delivered message; return true to acknowledge it.
-    /// - Throws: `ClientError.unauthorized` when the relay refuses the account (reconnecting would not help),
+    /// - Throws: `WotsError.unauthorized` when the relay refuses the account (reconnecting would not help),
     ///   `CancellationError` when cancelled.
     public func run(
         status: @escaping @Sendable (Status) -> Void,
@@ -59,11 +59,11 @@ public struct StreamClient: Sendable {
             do {
                 try await self.connectOnce(connected: connected, status: status, handle: handle)
                 reason = "the relay closed the stream"
-            } catch let error as ClientError where error.code == .unauthorized {
+            } catch let error as WotsError where error.code == .invalidSession {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
-            } catch let error as ClientError {
+            } catch let error as WotsError {
                 reason = error.reason
             } catch {
                 reason = RelayClient.describe(error)
@@ -104,7 +104,7 @@ public struct StreamClient: Sendable {
                 do {
                     frame = try decoder.decode(RelayFrame.self, from: Data(text.utf8))
                 } catch {
-                    throw ClientError(.invalidResponse, "the relay sent a stream frame that is not the API: \(error)")
+                    throw WotsError(.invalidResponse, "the relay sent a stream frame that is not the API: \(error)")
                 }
                 switch frame {
                 case .ready:
@@ -115,16 +115,16 @@ public struct StreamClient: Sendable {
                         try await send(.ack(ids: [delivered.envelope.header.messageID]))
                     }
                 case .error(_, let code, let text):
-                    if code == "unauthorized" || code == "unauthenticated" || code == "invalid_session" {
+                    if code == .unauthenticated || code == .invalidSession {
                         await relay.invalidateSession()
                         if !connected.isSet {
-                            throw ClientError(
-                                .stream,
+                            throw WotsError(
+                                .streamFailed,
                                 "the relay refused the stream session: \(RelayClient.printable(text))"
                             )
                         }
                     }
-                    throw ClientError(.stream, "the relay reported \(code): \(RelayClient.printable(text))")
+                    throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
                 case .accepted, .directory:
                     continue
                 }

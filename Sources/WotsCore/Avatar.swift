@@ -11,24 +11,24 @@ public enum Avatar: Sendable, Hashable, Codable {
     case image([UInt8])
 
     /// Accepts PNG or JPEG bytes (checked by their magic numbers) of at most 64 KiB.
-    /// - Throws: `DomainError.invalidAvatar` saying whether the size or the format is wrong.
+    /// - Throws: `WotsError.invalidAvatar` saying whether the size or the format is wrong.
     public static func validatedImage(_ bytes: [UInt8]) throws -> Avatar {
         guard bytes.count <= maximumImageSize else {
-            throw DomainError(.invalidAvatar, "avatar is \(bytes.count) bytes (at most \(maximumImageSize))")
+            throw WotsError(.invalidAvatar, "avatar is \(bytes.count) bytes (at most \(maximumImageSize))")
         }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
         guard bytes.starts(with: png) || bytes.starts(with: jpeg) else {
-            throw DomainError(.invalidAvatar, "avatar is neither a PNG nor a JPEG image")
+            throw WotsError(.invalidAvatar, "avatar is neither a PNG nor a JPEG image")
         }
         return .image(bytes)
     }
 
-    /// - Throws: `DomainError.invalidAvatar` listing the preset names.
+    /// - Throws: `WotsError.invalidAvatar` listing the preset names.
     public static func preset(named name: String) throws -> Avatar {
         guard let preset = Preset(rawValue: name.lowercased()) else {
             let names = Preset.allCases.map(\.rawValue).joined(separator: ", ")
-            throw DomainError(.invalidAvatar, "avatar preset \"\(name.prefix(40))\" is unknown (one of: \(names))")
+            throw WotsError(.invalidAvatar, "avatar preset \"\(name.prefix(40))\" is unknown (one of: \(names))")
         }
         return .preset(preset)
     }

@@ -12,7 +12,7 @@ public struct Cursor: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(after nickname: Nickname) { self.lastNickname = nickname }
 
     /// Parses a cursor a client sent back.
-    /// - Throws: `DomainError.invalidCursor` when it was not made by `description`.
+    /// - Throws: `WotsError.invalidCursor` when it was not made by `description`.
     public init(_ text: String) throws {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
@@ -20,7 +20,7 @@ public struct Cursor: Sendable, Hashable, Codable, CustomStringConvertible {
             let decoded = String(data: data, encoding: .utf8), decoded.hasPrefix(Self.prefix),
             let nickname = try? Nickname(String(decoded.dropFirst(Self.prefix.count)))
         else {
-            throw DomainError(.invalidCursor, "cursor \"\(text.prefix(64))\" was not issued by this relay")
+            throw WotsError(.invalidCursor, "cursor \"\(text.prefix(64))\" was not issued by this relay")
         }
         self.lastNickname = nickname
     }

@@ -11,7 +11,7 @@ extension Envelope: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(UInt8.self, forKey: .version)
         guard version == EnvelopeHeader.currentVersion else {
-            throw DomainError(.unsupportedVersion, "envelope version \(version) is not supported (only 1)")
+            throw WotsError(.unsupportedVersion, "envelope version \(version) is not supported (only 1)")
         }
         let header = EnvelopeHeader(
             version: version,
@@ -24,12 +24,12 @@ extension Envelope: Codable {
         )
         let nonce = try container.decodeBase64(forKey: .nonce)
         guard nonce.count == Self.nonceSize else {
-            throw DomainError(.malformedEnvelope, "envelope nonce is \(nonce.count) bytes (must be 12)")
+            throw WotsError(.malformedEnvelope, "envelope nonce is \(nonce.count) bytes (must be 12)")
         }
         let wrappedKey = try container.decodeBase64(forKey: .wrappedKey)
         let signature = try container.decodeBase64(forKey: .signature)
         guard wrappedKey.count <= UInt16.max, signature.count <= UInt16.max else {
-            throw DomainError(.malformedEnvelope, "envelope wrapped key or signature is longer than 65,535 bytes")
+            throw WotsError(.malformedEnvelope, "envelope wrapped key or signature is longer than 65,535 bytes")
         }
         self.init(
             header: header,

@@ -54,27 +54,27 @@ public struct Envelope: Sendable, Hashable {
     }
 
     /// Parses the canonical binary form. Checks structure only; `WotsCrypto` checks the signature.
-    /// - Throws: `DomainError.malformedEnvelope` or `.unsupportedVersion` saying what is wrong.
+    /// - Throws: `WotsError.malformedEnvelope` or `.unsupportedVersion` saying what is wrong.
     public init(serialized bytes: [UInt8]) throws {
         var reader = ByteReader(bytes)
         let header = try EnvelopeHeader(reading: &reader)
         guard let wrappedKey = reader.readUInt16Prefixed() else {
-            throw DomainError(.malformedEnvelope, "envelope ends inside the wrapped key")
+            throw WotsError(.malformedEnvelope, "envelope ends inside the wrapped key")
         }
         guard let nonce = reader.readUInt16Prefixed() else {
-            throw DomainError(.malformedEnvelope, "envelope ends inside the nonce")
+            throw WotsError(.malformedEnvelope, "envelope ends inside the nonce")
         }
         guard nonce.count == Self.nonceSize else {
-            throw DomainError(.malformedEnvelope, "envelope nonce is \(nonce.count) bytes (must be 12)")
+            throw WotsError(.malformedEnvelope, "envelope nonce is \(nonce.count) bytes (must be 12)")
         }
         guard let ciphertext = reader.readUInt32Prefixed() else {
-            throw DomainError(.malformedEnvelope, "envelope ends inside the ciphertext")
+            throw WotsError(.malformedEnvelope, "envelope ends inside the ciphertext")
         }
         guard let signature = reader.readUInt16Prefixed() else {
-            throw DomainError(.malformedEnvelope, "envelope ends inside the signature")
+            throw WotsError(.malformedEnvelope, "envelope ends inside the signature")
         }
         guard reader.remaining == 0 else {
-            throw DomainError(.malformedEnvelope, "envelope has \(reader.remaining) trailing bytes")
+            throw WotsError(.malformedEnvelope, "envelope has \(reader.remaining) trailing bytes")
         }
         self.init(header: header, wrappedKey: wrappedKey, nonce: nonce, ciphertext: ciphertext, signature: signature)
     }

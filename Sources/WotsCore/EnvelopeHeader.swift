@@ -51,13 +51,13 @@ public struct EnvelopeHeader: Sendable, Hashable {
     }
 
     /// Parses a header from the reader.
-    /// - Throws: `DomainError.unsupportedVersion` for another version, `.malformedEnvelope` when too short.
+    /// - Throws: `WotsError.unsupportedVersion` for another version, `.malformedEnvelope` when too short.
     package init(reading reader: inout ByteReader) throws {
         guard let version = reader.readInteger(as: UInt8.self) else {
-            throw DomainError(.malformedEnvelope, "envelope is empty")
+            throw WotsError(.malformedEnvelope, "envelope is empty")
         }
         guard version == Self.currentVersion else {
-            throw DomainError(.unsupportedVersion, "envelope version \(version) is not supported (only 1)")
+            throw WotsError(.unsupportedVersion, "envelope version \(version) is not supported (only 1)")
         }
         guard let id = reader.read(count: 16),
             let sender = reader.read(count: 16),
@@ -66,7 +66,7 @@ public struct EnvelopeHeader: Sendable, Hashable {
             let recipientFingerprint = reader.read(count: 32),
             let sentAt = reader.readInteger(as: UInt64.self)
         else {
-            throw DomainError(.malformedEnvelope, "envelope header is shorter than \(Self.encodedSize) bytes")
+            throw WotsError(.malformedEnvelope, "envelope header is shorter than \(Self.encodedSize) bytes")
         }
         self.version = version
         self.messageID = UUID(

@@ -6,10 +6,10 @@ public struct Fingerprint: Sendable, Hashable, Codable, CustomStringConvertible 
 
     public let bytes: [UInt8]
 
-    /// - Throws: `DomainError.invalidFingerprint` unless there are exactly 32 bytes.
+    /// - Throws: `WotsError.invalidFingerprint` unless there are exactly 32 bytes.
     public init(bytes: [UInt8]) throws {
         guard bytes.count == Self.byteCount else {
-            throw DomainError(.invalidFingerprint, "a fingerprint is 32 bytes, got \(bytes.count)")
+            throw WotsError(.invalidFingerprint, "a fingerprint is 32 bytes, got \(bytes.count)")
         }
         self.bytes = bytes
     }
@@ -18,7 +18,7 @@ public struct Fingerprint: Sendable, Hashable, Codable, CustomStringConvertible 
     public init(hex: String) throws {
         let compact = hex.filter { $0 != " " }
         guard let bytes = Hex.decode(compact), bytes.count == Self.byteCount else {
-            throw DomainError(.invalidFingerprint, "fingerprint \"\(hex.prefix(80))\" is not 64 hex digits")
+            throw WotsError(.invalidFingerprint, "fingerprint \"\(hex.prefix(80))\" is not 64 hex digits")
         }
         self.bytes = bytes
     }

@@ -6,19 +6,19 @@ public struct Nickname: Sendable, Hashable, Comparable, Codable, CustomStringCon
     public let value: String
 
     /// Lower-cases and validates a nickname.
-    /// - Throws: `DomainError.invalidNickname` with the rule that was broken.
+    /// - Throws: `WotsError.invalidNickname` with the rule that was broken.
     public init(_ text: String) throws {
         let lowered = text.lowercased()
         let count = lowered.unicodeScalars.count
         guard Self.allowedLength.contains(count) else {
             let size = count < Self.allowedLength.lowerBound ? "too short" : "too long"
-            throw DomainError(
+            throw WotsError(
                 .invalidNickname,
                 "nickname \"\(text.prefix(40))\" is \(size) (3–32 characters)"
             )
         }
         if let bad = lowered.unicodeScalars.first(where: { !Self.isAllowed($0) }) {
-            throw DomainError(
+            throw WotsError(
                 .invalidNickname,
                 "nickname \"\(text)\" contains \"\(bad.escaped(asASCII: true))\" (allowed: a-z 0-9 _ . -)"
             )

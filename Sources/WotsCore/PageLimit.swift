@@ -5,10 +5,10 @@ public struct PageLimit: Sendable, Hashable {
 
     public let value: Int
 
-    /// - Throws: `DomainError.invalidPageLimit` saying the allowed range.
+    /// - Throws: `WotsError.invalidPageLimit` saying the allowed range.
     public init(_ value: Int) throws {
         guard Self.allowed.contains(value) else {
-            throw DomainError(.invalidPageLimit, "limit \(value) is out of range (1–\(Self.maximum))")
+            throw WotsError(.invalidPageLimit, "limit \(value) is out of range (1–\(Self.maximum))")
         }
         self.value = value
     }

@@ -4,22 +4,22 @@ public struct Token: Sendable, Hashable, Comparable, Codable, CustomStringConver
     public let bytes: [UInt8]
 
     /// Creates a token from its 16 raw bytes.
-    /// - Throws: `DomainError.invalidToken` when there are not exactly 16 bytes.
+    /// - Throws: `WotsError.invalidToken` when there are not exactly 16 bytes.
     public init(bytes: [UInt8]) throws {
         guard bytes.count == 16 else {
-            throw DomainError(.invalidToken, "a token is 16 bytes, got \(bytes.count)")
+            throw WotsError(.invalidToken, "a token is 16 bytes, got \(bytes.count)")
         }
         self.bytes = bytes
     }
 
     /// Parses the 26-character lowercase base32 spelling.
-    /// - Throws: `DomainError.invalidToken` naming the rule the text broke.
+    /// - Throws: `WotsError.invalidToken` naming the rule the text broke.
     public init(_ text: String) throws {
         guard text.utf8.count == 26 else {
-            throw DomainError(.invalidToken, "token \"\(text.prefix(40))\" is not 26 characters of lowercase base32")
+            throw WotsError(.invalidToken, "token \"\(text.prefix(40))\" is not 26 characters of lowercase base32")
         }
         guard let bytes = Base32.decode(text), bytes.count == 16 else {
-            throw DomainError(.invalidToken, "token \"\(text)\" is not canonical lowercase base32 (a-z, 2-7)")
+            throw WotsError(.invalidToken, "token \"\(text)\" is not canonical lowercase base32 (a-z, 2-7)")
         }
         self.bytes = bytes
     }

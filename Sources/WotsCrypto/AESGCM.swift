@@ -1,4 +1,5 @@
 import COpenSSL
+import WotsCore
 
 /// AES-256-GCM with a 12-byte nonce and a 16-byte tag appended to the ciphertext.
 enum AESGCM {
@@ -9,7 +10,7 @@ enum AESGCM {
     /// Encrypts and authenticates `plaintext` and `aad`; returns ciphertext followed by the tag.
     static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws -> [UInt8] {
         precondition(key.count == keySize && nonce.count == nonceSize, "AES-256-GCM key or nonce of the wrong size")
-        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw WotsError.openSSL("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
         try check(
             EVP_EncryptInit_ex(context, Algorithms.aes256GCM.pointer, nil, nil, nil),
@@ -37,7 +38,7 @@ enum AESGCM {
             }
             try check(EVP_EncryptFinal_ex(context, base + written, &length), "EVP_EncryptFinal_ex")
             written += Int(length)
-            guard written == plaintext.count else { throw CryptoError(.library, "AES-GCM wrote \(written) bytes") }
+            guard written == plaintext.count else { throw WotsError(.cryptoLibrary, "AES-GCM wrote \(written) bytes") }
             try check(
                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tagSize), base + written),
                 "EVP_CIPHER_CTX_ctrl(GCM_GET_TAG)"
@@ -47,16 +48,16 @@ enum AESGCM {
     }
 
     /// Checks the tag and decrypts; the caller must `cleanse` the result once done with it if it is secret.
-    /// - Throws: `failure` when the tag does not match (wrong key, or anything changed), `.library` otherwise.
+    /// - Throws: `failure` when the tag does not match (wrong key, or anything changed), `crypto_library` otherwise.
     static func open(
         _ sealed: [UInt8],
         key: [UInt8],
         nonce: [UInt8],
         aad: [UInt8],
-        failure: @autoclosure () -> CryptoError
+        failure: @autoclosure () -> WotsError
     ) throws -> [UInt8] {
         guard key.count == keySize, nonce.count == nonceSize, sealed.count >= tagSize else { throw failure() }
-        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw WotsError.openSSL("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
         try check(
             EVP_DecryptInit_ex(context, Algorithms.aes256GCM.pointer, nil, nil, nil),

@@ -7,10 +7,10 @@ public enum AuthenticationProof {
     public static let label: [UInt8] = Array("wots-auth-v1".utf8) + [0]
 
     /// The signed bytes.
-    /// - Throws: `CryptoError.malformed` when the relay id or nonce is empty or longer than 65,535 bytes.
+    /// - Throws: `WotsError.malformed` when the relay id or nonce is empty or longer than 65,535 bytes.
     public static func signedBytes(relayID: [UInt8], nonce: [UInt8], token: Token) throws -> [UInt8] {
         guard (1...Int(UInt16.max)).contains(relayID.count), (1...Int(UInt16.max)).contains(nonce.count) else {
-            throw CryptoError(.malformed, "relay id and nonce must be 1–65,535 bytes each")
+            throw WotsError(.malformed, "relay id and nonce must be 1–65,535 bytes each")
         }
         var writer = ByteWriter(capacity: label.count + 4 + relayID.count + nonce.count + 16)
         writer.write(label)
@@ -23,7 +23,7 @@ public enum AuthenticationProof {
 
 extension IdentityKeys {
     /// Signs a relay's login challenge with the signing key.
-    /// - Throws: `CryptoError.malformed` for an empty or oversized relay id or nonce, `.library` if OpenSSL fails.
+    /// - Throws: `WotsError.malformed` for an empty or oversized relay id or nonce, `crypto_library` if OpenSSL fails.
     public func signAuthentication(relayID: [UInt8], nonce: [UInt8], token: Token) throws -> [UInt8] {
         try self.signing.signPSS(try AuthenticationProof.signedBytes(relayID: relayID, nonce: nonce, token: token))
     }

@@ -1,3 +1,5 @@
+import WotsCore
+
 /// An RSA-2048 public key that only wraps content keys with RSA-OAEP, parsed once from its SPKI DER.
 public struct EncryptionPublicKey: Sendable, Hashable, CustomStringConvertible {
     let key: RSAKey
@@ -5,7 +7,7 @@ public struct EncryptionPublicKey: Sendable, Hashable, CustomStringConvertible {
     public let spkiDER: [UInt8]
 
     /// Parses a DER SubjectPublicKeyInfo.
-    /// - Throws: `CryptoError.invalidKey` unless it is a canonically encoded RSA-2048 key with e = 65537.
+    /// - Throws: `WotsError.invalidKey` unless it is a canonically encoded RSA-2048 key with e = 65537.
     public init(spkiDER: [UInt8]) throws {
         self.key = try RSAKey.parsePublic(spkiDER: spkiDER, what: "encryption public key")
         self.spkiDER = spkiDER

@@ -14,7 +14,7 @@ extension Envelope {
     ///   - identity: the sender's private keys.
     ///   - recipient: the recipient's token.
     ///   - recipientKeys: the recipient's public keys as the directory published them (and the user verified).
-    /// - Throws: `CryptoError.invalidKey` for unusable recipient keys, `.library` if OpenSSL fails.
+    /// - Throws: `WotsError.invalidKey` for unusable recipient keys, `crypto_library` if OpenSSL fails.
     public static func seal(
         plaintext: [UInt8],
         messageID: UUID = Envelope.newMessageID(),
@@ -79,29 +79,29 @@ extension Envelope {
     ///   - recipient: the opener's own token.
     ///   - identity: the opener's private keys.
     ///   - senderKeys: the public keys of the account named by `header.sender`, as the opener knows them.
-    /// - Throws: `CryptoError` with the code of the first check that failed.
+    /// - Throws: `WotsError` with the code of the first check that failed.
     public func open(as recipient: Token, identity: IdentityKeys, senderKeys: PublicKeys) throws -> OpenedMessage {
         try self.checkVersion()
         guard self.header.recipient == recipient,
             constantTimeEquals(self.header.recipientFingerprint.bytes, identity.fingerprint.bytes)
         else {
-            throw CryptoError(.notForMe, "envelope \(self.header.messageID) is addressed to another recipient or key")
+            throw WotsError(.notForMe, "envelope \(self.header.messageID) is addressed to another recipient or key")
         }
         try self.verifySignature(senderKeys: senderKeys)
         guard self.nonce.count == AESGCM.nonceSize else {
-            throw CryptoError(.malformed, "envelope nonce is \(self.nonce.count) bytes (must be 12)")
+            throw WotsError(.malformed, "envelope nonce is \(self.nonce.count) bytes (must be 12)")
         }
         var contentKey = try identity.encryption.decryptOAEP(self.wrappedKey)
         defer { cleanse(&contentKey) }
         guard contentKey.count == AESGCM.keySize else {
-            throw CryptoError(.decryptionFailed, "the wrapped content key is \(contentKey.count) bytes (must be 32)")
+            throw WotsError(.decryptionFailed, "the wrapped content key is \(contentKey.count) bytes (must be 32)")
         }
         var padded = try AESGCM.open(
             self.ciphertext,
             key: contentKey,
             nonce: self.nonce,
             aad: self.header.encoded,
-            failure: CryptoError(
+            failure: WotsError(
                 .decryptionFailed,
                 "envelope \(self.header.messageID) does not decrypt (GCM tag mismatch)"
             )
@@ -112,13 +112,13 @@ extension Envelope {
 
     /// Checks that the header's sender fingerprint is that of `senderKeys` and that the signature verifies under
     /// the sender's signing key. What the relay does before accepting an envelope; it learns nothing else.
-    /// - Throws: `CryptoError.unsupportedVersion`, `.senderKeyMismatch`, `.badSignature`, or `.invalidKey` when
+    /// - Throws: `WotsError.unsupportedVersion`, `.senderKeyMismatch`, `.badSignature`, or `.invalidKey` when
     ///   `senderKeys` are not usable keys.
     public func verifySignature(senderKeys: PublicKeys) throws {
         try self.checkVersion()
         let sender = try ParsedPublicKeys.parse(senderKeys)
         guard constantTimeEquals(self.header.senderFingerprint.bytes, sender.fingerprint.bytes) else {
-            throw CryptoError(
+            throw WotsError(
                 .senderKeyMismatch,
                 "envelope \(self.header.messageID) names sender key \(self.header.senderFingerprint.grouped), "
                     + "not the given key \(sender.fingerprint.grouped)"
@@ -128,13 +128,13 @@ extension Envelope {
             self.nonce.count <= UInt16.max, self.ciphertext.count <= UInt32.max,
             sender.signing.isValidSignature(self.signature, for: self.signedBytes)
         else {
-            throw CryptoError(.badSignature, "envelope \(self.header.messageID) signature does not verify")
+            throw WotsError(.badSignature, "envelope \(self.header.messageID) signature does not verify")
         }
     }
 
     private func checkVersion() throws {
         guard self.header.version == EnvelopeHeader.currentVersion else {
-            throw CryptoError(
+            throw WotsError(
                 .unsupportedVersion,
                 "envelope version \(self.header.version) is not supported (only \(EnvelopeHeader.currentVersion))"
             )

@@ -15,7 +15,7 @@ public struct IdentityKeys: Sendable, CustomStringConvertible {
     private init(signing: RSAKey, encryption: RSAKey) throws {
         let publicKeys = PublicKeys(signing: try signing.spkiDER(), encryption: try encryption.spkiDER())
         guard publicKeys.signing != publicKeys.encryption else {
-            throw CryptoError(.invalidKey, "the signing and encryption keys are the same key (must be two)")
+            throw WotsError(.invalidKey, "the signing and encryption keys are the same key (must be two)")
         }
         self.signing = signing
         self.encryption = encryption
@@ -24,13 +24,13 @@ public struct IdentityKeys: Sendable, CustomStringConvertible {
     }
 
     /// Generates two fresh RSA-2048 key pairs (e = 65537): one for signing, one for encryption.
-    /// - Throws: `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `WotsError` `crypto_library` if OpenSSL fails.
     public static func generate() throws -> IdentityKeys {
         try IdentityKeys(signing: try RSAKey.generate(), encryption: try RSAKey.generate())
     }
 
     /// Reads both private keys from DER PKCS#8 PrivateKeyInfo.
-    /// - Throws: `CryptoError.invalidKey` unless both are RSA-2048 keys with e = 65537, and different.
+    /// - Throws: `WotsError.invalidKey` unless both are RSA-2048 keys with e = 65537, and different.
     public init(signingPKCS8DER: [UInt8], encryptionPKCS8DER: [UInt8]) throws {
         try self.init(
             signing: try RSAKey.parsePrivate(pkcs8DER: signingPKCS8DER, what: "signing private key"),

@@ -1,3 +1,5 @@
+import WotsCore
+
 /// Pads plaintexts to a multiple of 256 bytes so sizes leak only in 256-byte steps.
 ///
 /// `plaintext || 0x80 || 0x00…` up to the next multiple of 256, always at least one byte of padding.
@@ -15,16 +17,16 @@ enum MessagePadding {
         return padded
     }
 
-    /// - Throws: `CryptoError.malformed` when the padding is not there or the length is not a multiple of 256.
+    /// - Throws: `WotsError.malformed` when the padding is not there or the length is not a multiple of 256.
     static func unpad(_ padded: [UInt8]) throws -> [UInt8] {
         guard !padded.isEmpty, padded.count % blockSize == 0 else {
-            throw CryptoError(.malformed, "padded plaintext is \(padded.count) bytes (must be a multiple of 256)")
+            throw WotsError(.malformed, "padded plaintext is \(padded.count) bytes (must be a multiple of 256)")
         }
         guard let marker = padded.lastIndex(where: { $0 != 0 }), padded[marker] == 0x80 else {
-            throw CryptoError(.malformed, "plaintext padding does not end in 0x80 followed by zero bytes")
+            throw WotsError(.malformed, "plaintext padding does not end in 0x80 followed by zero bytes")
         }
         guard padded.count - marker <= blockSize else {
-            throw CryptoError(.malformed, "plaintext padding is longer than 256 bytes")
+            throw WotsError(.malformed, "plaintext padding is longer than 256 bytes")
         }
         return Array(padded[..<marker])
     }

@@ -1,4 +1,5 @@
 import COpenSSL
+import WotsCore
 
 /// Reading and clearing OpenSSL's thread-local error queue.
 enum OpenSSLError {
@@ -22,15 +23,15 @@ enum OpenSSLError {
     static func clear() { ERR_clear_error() }
 }
 
-extension CryptoError {
-    /// A `.library` error naming the OpenSSL function that failed, with OpenSSL's own error string.
-    static func openSSL(_ function: String, file: String = #fileID, line: Int = #line) -> CryptoError {
-        CryptoError(.library, "\(function) failed: \(OpenSSLError.drain())", file: file, line: line)
+extension WotsError {
+    /// A `crypto_library` error naming the OpenSSL function that failed, with OpenSSL's own error string.
+    static func openSSL(_ function: String, file: String = #fileID, line: Int = #line) -> WotsError {
+        WotsError(.cryptoLibrary, "\(function) failed: \(OpenSSLError.drain())", file: file, line: line)
     }
 }
 
-/// Throws a `.library` error unless an OpenSSL call returned 1.
+/// Throws a `crypto_library` error unless an OpenSSL call returned 1.
 @inline(__always)
 func check(_ result: Int32, _ function: @autoclosure () -> String, file: String = #fileID, line: Int = #line) throws {
-    guard result == 1 else { throw CryptoError.openSSL(function(), file: file, line: line) }
+    guard result == 1 else { throw WotsError.openSSL(function(), file: file, line: line) }
 }

@@ -5,7 +5,7 @@ extension PrivateRecord {
     /// - Parameters:
     ///   - avatar: stored beside the keys, unencrypted. Default none.
     ///   - parameters: scrypt salt and cost. Default a fresh random salt with N = 2^15, r = 8, p = 1.
-    /// - Throws: `CryptoError.malformed` for out-of-bounds parameters, `.library` if OpenSSL fails.
+    /// - Throws: `WotsError.malformed` for out-of-bounds parameters, `crypto_library` if OpenSSL fails.
     public static func seal(
         identity: IdentityKeys,
         token: Token,
@@ -24,16 +24,16 @@ extension PrivateRecord {
     }
 
     /// Derives keys from `secret` with the stored parameters and opens the private keys.
-    /// - Throws: `CryptoError.wrongSecret` for another secret, `.malformed` for a damaged record.
+    /// - Throws: `WotsError.wrongSecret` for another secret, `.malformed` for a damaged record.
     public func openIdentity(secret: String) throws -> IdentityKeys {
         try self.openIdentity(keys: try SecretKeys.derive(secret: secret, parameters: self.keyDerivation))
     }
 
     /// Opens the private keys with already derived keys.
-    /// - Throws: `CryptoError.wrongSecret` when the keys do not match the verifier or do not open the blob.
+    /// - Throws: `WotsError.wrongSecret` when the keys do not match the verifier or do not open the blob.
     public func openIdentity(keys: SecretKeys) throws -> IdentityKeys {
         guard self.verifies(authenticationKey: keys.authenticationKey) else {
-            throw CryptoError(.wrongSecret, "the secret does not match this account's secret verifier")
+            throw WotsError(.wrongSecret, "the secret does not match this account's secret verifier")
         }
         return try SealedPrivateKeys(bytes: self.sealedPrivateKeys).open(token: self.token, keys: keys)
     }

@@ -9,17 +9,17 @@ extension PublicKeys {
     }
 
     /// Checks that both keys are canonical RSA-2048 SPKI DER with e = 65537 and that they are two different keys.
-    /// - Throws: `CryptoError.invalidKey` naming the key at fault.
+    /// - Throws: `WotsError.invalidKey` naming the key at fault.
     public func validate() throws {
         _ = try ParsedPublicKeys.parse(self)
     }
 
     /// The signing key, parsed.
-    /// - Throws: `CryptoError.invalidKey`.
+    /// - Throws: `WotsError.invalidKey`.
     public func signingKey() throws -> SigningPublicKey { try ParsedPublicKeys.parse(self).signing }
 
     /// The encryption key, parsed.
-    /// - Throws: `CryptoError.invalidKey`.
+    /// - Throws: `WotsError.invalidKey`.
     public func encryptionKey() throws -> EncryptionPublicKey { try ParsedPublicKeys.parse(self).encryption }
 }
 
@@ -38,7 +38,7 @@ struct ParsedPublicKeys: Sendable {
     static func parse(_ keys: PublicKeys) throws -> ParsedPublicKeys {
         if let cached = Self.cache.withLock({ $0[keys] }) { return cached }
         guard keys.signing != keys.encryption else {
-            throw CryptoError(.invalidKey, "the signing and encryption public keys are the same key (must be two)")
+            throw WotsError(.invalidKey, "the signing and encryption public keys are the same key (must be two)")
         }
         let parsed = ParsedPublicKeys(
             signing: try SigningPublicKey(spkiDER: keys.signing),

@@ -1,4 +1,5 @@
 import COpenSSL
+import WotsCore
 
 /// An OpenSSL RSA-2048 key (public, or private with its public half), parsed once and shared by value.
 ///
@@ -43,7 +44,7 @@ extension RSAKey {
     /// Generates a fresh RSA-2048 key pair with e = 65537.
     static func generate() throws -> RSAKey {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
-            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_name(RSA)")
+            throw WotsError.openSSL("EVP_PKEY_CTX_new_from_name(RSA)")
         }
         defer { EVP_PKEY_CTX_free(context) }
         try check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
@@ -51,17 +52,17 @@ extension RSAKey {
         // 65537 is OpenSSL's default public exponent; `validate` below insists on it, so a change would be caught.
         var key: OpaquePointer? = nil
         try check(EVP_PKEY_keygen(context, &key), "EVP_PKEY_keygen")
-        guard let key else { throw CryptoError.openSSL("EVP_PKEY_keygen") }
+        guard let key else { throw WotsError.openSSL("EVP_PKEY_keygen") }
         let result = RSAKey(takingOwnershipOf: key)
         try result.validate(what: "generated key")
         return result
     }
 
     /// Parses a DER SubjectPublicKeyInfo holding an RSA-2048 key with e = 65537, in its canonical encoding only.
-    /// - Throws: `CryptoError.invalidKey` naming what is wrong.
+    /// - Throws: `WotsError.invalidKey` naming what is wrong.
     static func parsePublic(spkiDER der: [UInt8], what: String) throws -> RSAKey {
         guard !der.isEmpty, der.count < 4096 else {
-            throw CryptoError(.invalidKey, "\(what) is \(der.count) bytes, not an RSA-2048 SubjectPublicKeyInfo")
+            throw WotsError(.invalidKey, "\(what) is \(der.count) bytes, not an RSA-2048 SubjectPublicKeyInfo")
         }
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -75,21 +76,21 @@ extension RSAKey {
         }
         guard let parsed else {
             OpenSSLError.clear()
-            throw CryptoError(.invalidKey, "\(what) is not a DER SubjectPublicKeyInfo")
+            throw WotsError(.invalidKey, "\(what) is not a DER SubjectPublicKeyInfo")
         }
         let key = RSAKey(takingOwnershipOf: parsed)
         try key.validate(what: what)
         guard try key.spkiDER() == der else {
-            throw CryptoError(.invalidKey, "\(what) is not in canonical DER")
+            throw WotsError(.invalidKey, "\(what) is not in canonical DER")
         }
         return key
     }
 
     /// Parses a DER PKCS#8 PrivateKeyInfo holding an RSA-2048 key with e = 65537.
-    /// - Throws: `CryptoError.invalidKey` naming what is wrong.
+    /// - Throws: `WotsError.invalidKey` naming what is wrong.
     static func parsePrivate(pkcs8DER der: [UInt8], what: String) throws -> RSAKey {
         guard !der.isEmpty, der.count < 8192 else {
-            throw CryptoError(.invalidKey, "\(what) is \(der.count) bytes, not an RSA-2048 PKCS#8 private key")
+            throw WotsError(.invalidKey, "\(what) is \(der.count) bytes, not an RSA-2048 PKCS#8 private key")
         }
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -100,7 +101,7 @@ extension RSAKey {
         }
         guard let parsed else {
             OpenSSLError.clear()
-            throw CryptoError(.invalidKey, "\(what) is not a DER PKCS#8 private key")
+            throw WotsError(.invalidKey, "\(what) is not a DER PKCS#8 private key")
         }
         let key = RSAKey(takingOwnershipOf: parsed)
         try key.validate(what: what)
@@ -111,42 +112,42 @@ extension RSAKey {
     private func validate(what: String) throws {
         guard EVP_PKEY_get_base_id(self.pointer) == EVP_PKEY_RSA else {
             OpenSSLError.clear()
-            throw CryptoError(.invalidKey, "\(what) is not an RSA key")
+            throw WotsError(.invalidKey, "\(what) is not an RSA key")
         }
         let bits = EVP_PKEY_get_bits(self.pointer)
         guard bits == Self.bits else {
-            throw CryptoError(.invalidKey, "\(what) is RSA-\(bits) (must be RSA-2048)")
+            throw WotsError(.invalidKey, "\(what) is RSA-\(bits) (must be RSA-2048)")
         }
         var exponent: OpaquePointer? = nil
         guard EVP_PKEY_get_bn_param(self.pointer, OSSL_PKEY_PARAM_RSA_E, &exponent) == 1, let exponent else {
             OpenSSLError.clear()
-            throw CryptoError(.invalidKey, "\(what) has no readable public exponent")
+            throw WotsError(.invalidKey, "\(what) has no readable public exponent")
         }
         defer { BN_free(exponent) }
         guard BN_is_word(exponent, 65537) == 1 else {
-            throw CryptoError(.invalidKey, "\(what) has a public exponent other than 65537")
+            throw WotsError(.invalidKey, "\(what) has a public exponent other than 65537")
         }
     }
 
     /// The DER SubjectPublicKeyInfo of the (public half of the) key.
     func spkiDER() throws -> [UInt8] {
         let length = i2d_PUBKEY(self.pointer, nil)
-        guard length > 0 else { throw CryptoError.openSSL("i2d_PUBKEY") }
+        guard length > 0 else { throw WotsError.openSSL("i2d_PUBKEY") }
         var der = [UInt8](repeating: 0, count: Int(length))
         let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
             return i2d_PUBKEY(self.pointer, &cursor)
         }
-        guard written == length else { throw CryptoError.openSSL("i2d_PUBKEY") }
+        guard written == length else { throw WotsError.openSSL("i2d_PUBKEY") }
         return der
     }
 
     /// The DER PKCS#8 PrivateKeyInfo. The caller must `cleanse` it when done.
     func pkcs8DER() throws -> [UInt8] {
-        guard let info = EVP_PKEY2PKCS8(self.pointer) else { throw CryptoError.openSSL("EVP_PKEY2PKCS8") }
+        guard let info = EVP_PKEY2PKCS8(self.pointer) else { throw WotsError.openSSL("EVP_PKEY2PKCS8") }
         defer { PKCS8_PRIV_KEY_INFO_free(info) }
         let length = i2d_PKCS8_PRIV_KEY_INFO(info, nil)
-        guard length > 0 else { throw CryptoError.openSSL("i2d_PKCS8_PRIV_KEY_INFO") }
+        guard length > 0 else { throw WotsError.openSSL("i2d_PKCS8_PRIV_KEY_INFO") }
         var der = [UInt8](repeating: 0, count: Int(length))
         let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
@@ -154,7 +155,7 @@ extension RSAKey {
         }
         guard written == length else {
             cleanse(&der)
-            throw CryptoError.openSSL("i2d_PKCS8_PRIV_KEY_INFO")
+            throw WotsError.openSSL("i2d_PKCS8_PRIV_KEY_INFO")
         }
         return der
     }
@@ -171,7 +172,9 @@ extension RSAKey {
         try self.withContext(self.backing.sign, making: .sign) { context in
             try check(EVP_PKEY_sign(context, &signature, &length, digest, digest.count), "EVP_PKEY_sign(PSS)")
         }
-        guard length == Self.modulusSize else { throw CryptoError(.library, "RSA-PSS signature is \(length) bytes") }
+        guard length == Self.modulusSize else {
+            throw WotsError(.cryptoLibrary, "RSA-PSS signature is \(length) bytes")
+        }
         return signature
     }
 
@@ -203,15 +206,15 @@ extension RSAKey {
                 "EVP_PKEY_encrypt(OAEP)"
             )
         }
-        guard length == Self.modulusSize else { throw CryptoError(.library, "RSA-OAEP output is \(length) bytes") }
+        guard length == Self.modulusSize else { throw WotsError(.cryptoLibrary, "RSA-OAEP output is \(length) bytes") }
         return ciphertext
     }
 
     /// Decrypts RSA-OAEP (SHA-256, MGF1-SHA-256). Needs a private key. The caller must `cleanse` the result.
-    /// - Throws: `CryptoError.decryptionFailed` when the ciphertext was not made for this key.
+    /// - Throws: `WotsError.decryptionFailed` when the ciphertext was not made for this key.
     func decryptOAEP(_ ciphertext: [UInt8]) throws -> [UInt8] {
         guard ciphertext.count == Self.modulusSize else {
-            throw CryptoError(.decryptionFailed, "wrapped key is \(ciphertext.count) bytes (must be 256)")
+            throw WotsError(.decryptionFailed, "wrapped key is \(ciphertext.count) bytes (must be 256)")
         }
         var plaintext = [UInt8](repeating: 0, count: Self.modulusSize)
         var length = Self.modulusSize
@@ -224,7 +227,7 @@ extension RSAKey {
             }
         } catch {
             cleanse(&plaintext)
-            throw CryptoError(.decryptionFailed, "the wrapped content key does not open with this encryption key")
+            throw WotsError(.decryptionFailed, "the wrapped content key does not open with this encryption key")
         }
         let opened = Array(plaintext[..<length])
         cleanse(&plaintext)
@@ -257,7 +260,7 @@ extension RSAKey {
 
     private func makeContext(_ operation: Operation) throws -> OpaquePointer {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, self.pointer, nil) else {
-            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_pkey")
+            throw WotsError.openSSL("EVP_PKEY_CTX_new_from_pkey")
         }
         do {
             switch operation {

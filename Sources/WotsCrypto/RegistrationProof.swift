@@ -7,10 +7,10 @@ public enum RegistrationProof {
     public static let label: [UInt8] = Array("wots-register-v1".utf8) + [0]
 
     /// The signed bytes.
-    /// - Throws: `CryptoError.malformed` when a key is longer than 65,535 bytes.
+    /// - Throws: `WotsError.malformed` when a key is longer than 65,535 bytes.
     public static func signedBytes(token: Token, nickname: Nickname, publicKeys: PublicKeys) throws -> [UInt8] {
         guard publicKeys.signing.count <= UInt16.max, publicKeys.encryption.count <= UInt16.max else {
-            throw CryptoError(.malformed, "public keys longer than 65,535 bytes")
+            throw WotsError(.malformed, "public keys longer than 65,535 bytes")
         }
         let name = Array(nickname.value.utf8)
         var writer = ByteWriter(capacity: label.count + 16 + 6 + name.count + publicKeys.signing.count * 2)
@@ -23,12 +23,12 @@ public enum RegistrationProof {
     }
 
     /// Signs the registration with the identity's signing key.
-    /// - Throws: `CryptoError.invalidKey` when `publicKeys` are not the identity's own, `.library` if OpenSSL fails.
+    /// - Throws: `WotsError.invalidKey` when `publicKeys` are not the identity's own, `crypto_library` if OpenSSL fails.
     public static func sign(token: Token, nickname: Nickname, publicKeys: PublicKeys, identity: IdentityKeys) throws
         -> [UInt8]
     {
         guard publicKeys == identity.publicKeys else {
-            throw CryptoError(.invalidKey, "registration public keys are not this identity's keys")
+            throw WotsError(.invalidKey, "registration public keys are not this identity's keys")
         }
         return try identity.signing.signPSS(
             try Self.signedBytes(token: token, nickname: nickname, publicKeys: publicKeys)

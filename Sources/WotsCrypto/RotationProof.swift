@@ -18,10 +18,10 @@ public struct RotationProof: Sendable, Hashable, Codable {
     }
 
     /// The signed bytes.
-    /// - Throws: `CryptoError.malformed` when a key is longer than 65,535 bytes.
+    /// - Throws: `WotsError.malformed` when a key is longer than 65,535 bytes.
     public static func signedBytes(token: Token, oldFingerprint: Fingerprint, newKeys: PublicKeys) throws -> [UInt8] {
         guard newKeys.signing.count <= UInt16.max, newKeys.encryption.count <= UInt16.max else {
-            throw CryptoError(.malformed, "public keys longer than 65,535 bytes")
+            throw WotsError(.malformed, "public keys longer than 65,535 bytes")
         }
         var writer = ByteWriter(capacity: label.count + 16 + 32 + 4 + newKeys.signing.count * 2)
         writer.write(label)
@@ -33,7 +33,7 @@ public struct RotationProof: Sendable, Hashable, Codable {
     }
 
     /// Signs the rotation of `token` from `oldIdentity` to `newIdentity` with both signing keys.
-    /// - Throws: `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `WotsError` `crypto_library` if OpenSSL fails.
     public static func sign(token: Token, oldIdentity: IdentityKeys, newIdentity: IdentityKeys) throws -> RotationProof
     {
         let message = try Self.signedBytes(

@@ -15,7 +15,7 @@ public struct SealedPrivateKeys: Sendable, Hashable {
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// Seals both private keys for `token` under `keys.encryptionKey` with a fresh random nonce.
-    /// - Throws: `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `WotsError` `crypto_library` if OpenSSL fails.
     public static func seal(_ identity: IdentityKeys, token: Token, keys: SecretKeys) throws -> SealedPrivateKeys {
         var signing = try identity.signingPKCS8DER()
         defer { cleanse(&signing) }
@@ -32,15 +32,15 @@ public struct SealedPrivateKeys: Sendable, Hashable {
     }
 
     /// Opens the blob for `token` with `keys.encryptionKey`.
-    /// - Throws: `CryptoError.wrongSecret` when the key does not open it (or it was changed, or it belongs to
+    /// - Throws: `WotsError.wrongSecret` when the key does not open it (or it was changed, or it belongs to
     ///   another token), `.malformed` / `.unsupportedVersion` for a damaged blob, `.invalidKey` for bad keys inside.
     public func open(token: Token, keys: SecretKeys) throws -> IdentityKeys {
-        guard let version = self.bytes.first else { throw CryptoError(.malformed, "sealed private keys are empty") }
+        guard let version = self.bytes.first else { throw WotsError(.malformed, "sealed private keys are empty") }
         guard version == Self.version else {
-            throw CryptoError(.unsupportedVersion, "sealed private keys version \(version) is not supported (only 1)")
+            throw WotsError(.unsupportedVersion, "sealed private keys version \(version) is not supported (only 1)")
         }
         guard self.bytes.count >= 1 + AESGCM.nonceSize + AESGCM.tagSize else {
-            throw CryptoError(.malformed, "sealed private keys are \(self.bytes.count) bytes, too short")
+            throw WotsError(.malformed, "sealed private keys are \(self.bytes.count) bytes, too short")
         }
         let nonce = Array(self.bytes[1..<1 + AESGCM.nonceSize])
         var plaintext = try AESGCM.open(
@@ -48,7 +48,7 @@ public struct SealedPrivateKeys: Sendable, Hashable {
             key: keys.encryptionKey,
             nonce: nonce,
             aad: Self.label + token.bytes,
-            failure: CryptoError(
+            failure: WotsError(
                 .wrongSecret,
                 "the secret does not open these private keys (wrong secret or damaged record)"
             )
@@ -58,7 +58,7 @@ public struct SealedPrivateKeys: Sendable, Hashable {
         guard var signing = reader.readUInt16Prefixed(), var encryption = reader.readUInt16Prefixed(),
             reader.remaining == 0
         else {
-            throw CryptoError(.malformed, "sealed private keys do not hold two length-prefixed keys")
+            throw WotsError(.malformed, "sealed private keys do not hold two length-prefixed keys")
         }
         defer {
             cleanse(&signing)

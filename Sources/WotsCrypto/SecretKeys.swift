@@ -19,8 +19,8 @@ public struct SecretKeys: Sendable, CustomStringConvertible {
     public let authenticationKey: [UInt8]
 
     /// Runs scrypt on the secret (UTF-8 of its NFC form) with the given salt and cost.
-    /// - Throws: `CryptoError.malformed` for parameters out of bounds (salt 16–64 bytes, N a power of two from 2 to
-    ///   2^20, r 1–32, p 1–4, at most 256 MiB), `.library` if OpenSSL fails.
+    /// - Throws: `WotsError.malformed` for parameters out of bounds (salt 16–64 bytes, N a power of two from 2 to
+    ///   2^20, r 1–32, p 1–4, at most 256 MiB), `crypto_library` if OpenSSL fails.
     public static func derive(secret: String, parameters: KeyDerivationParameters) throws -> SecretKeys {
         try Self.validate(parameters)
         var password = secret.precomposedStringWithCanonicalMapping.utf8.map { CChar(bitPattern: $0) }
@@ -66,19 +66,19 @@ public struct SecretKeys: Sendable, CustomStringConvertible {
 
     private static func validate(_ parameters: KeyDerivationParameters) throws {
         guard (16...64).contains(parameters.salt.count) else {
-            throw CryptoError(.malformed, "scrypt salt is \(parameters.salt.count) bytes (must be 16–64)")
+            throw WotsError(.malformed, "scrypt salt is \(parameters.salt.count) bytes (must be 16–64)")
         }
         guard parameters.n >= 2, parameters.n <= 1 << 20, parameters.n & (parameters.n - 1) == 0 else {
-            throw CryptoError(.malformed, "scrypt N = \(parameters.n) is not a power of two from 2 to 2^20")
+            throw WotsError(.malformed, "scrypt N = \(parameters.n) is not a power of two from 2 to 2^20")
         }
         guard (1...32).contains(parameters.r), (1...4).contains(parameters.p) else {
-            throw CryptoError(
+            throw WotsError(
                 .malformed,
                 "scrypt r = \(parameters.r), p = \(parameters.p) out of bounds (r 1–32, p 1–4)"
             )
         }
         guard 128 * UInt64(parameters.r) * parameters.n <= Self.maximumMemory else {
-            throw CryptoError(.malformed, "scrypt N = \(parameters.n), r = \(parameters.r) needs more than 256 MiB")
+            throw WotsError(.malformed, "scrypt N = \(parameters.n), r = \(parameters.r) needs more than 256 MiB")
         }
     }
 }

@@ -1,3 +1,5 @@
+import WotsCore
+
 /// An RSA-2048 public key that only verifies RSA-PSS signatures, parsed once from its SPKI DER.
 public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
     let key: RSAKey
@@ -5,7 +7,7 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
     public let spkiDER: [UInt8]
 
     /// Parses a DER SubjectPublicKeyInfo.
-    /// - Throws: `CryptoError.invalidKey` unless it is a canonically encoded RSA-2048 key with e = 65537.
+    /// - Throws: `WotsError.invalidKey` unless it is a canonically encoded RSA-2048 key with e = 65537.
     public init(spkiDER: [UInt8]) throws {
         self.key = try RSAKey.parsePublic(spkiDER: spkiDER, what: "signing public key")
         self.spkiDER = spkiDER

@@ -22,17 +22,17 @@ struct AccountRoutes: Sendable {
         router.post("/v1/restore") { request, _ in
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: 4_096)
             if let wait = self.restoreLimiter.acquire(body.nickname.value) {
-                throw RelayError.tooManyRequests(
-                    "rate_limited",
+                throw WotsError(
+                    .rateLimited,
                     "too many restore attempts for \"\(body.nickname)\"; retry in \(wait) s",
-                    retryAfter: wait
+                    retryAfterSeconds: wait
                 )
             }
             let (entry, record) = try await self.account(nickname: body.nickname)
             guard let key = Data(base64Encoded: body.authenticationKey).map(Array.init),
                 record.verifies(authenticationKey: key)
             else {
-                throw RelayError(.forbidden, "wrong_secret", "the secret is wrong for \"\(body.nickname)\"")
+                throw WotsError(.wrongSecret, "the secret is wrong for \"\(body.nickname)\"")
             }
             return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
         }
@@ -43,7 +43,7 @@ struct AccountRoutes: Sendable {
             let token = try context.requireToken()
             guard let entry = try await self.storage.directory.entry(token: token),
                 let record = try await self.storage.privateRecords.record(for: token)
-            else { throw RelayError.notFound("unknown_token", "token \(token) has no account") }
+            else { throw WotsError(.unknownToken, "token \(token) has no account") }
             return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
         }
         group.post("/keys/rotate") { request, context in
@@ -58,7 +58,7 @@ struct AccountRoutes: Sendable {
         group.delete("/account") { _, context in
             let token = try context.requireToken()
             guard let entry = try await self.storage.directory.entry(token: token) else {
-                throw RelayError.notFound("unknown_token", "token \(token) has no account")
+                throw WotsError(.unknownToken, "token \(token) has no account")
             }
             try await self.storage.directory.delete(token: token)
             try await self.storage.privateRecords.delete(token: token)
@@ -73,21 +73,21 @@ struct AccountRoutes: Sendable {
     private func account(nickname: Nickname) async throws -> (DirectoryEntry, PrivateRecord) {
         guard let entry = try await self.storage.directory.entry(nickname: nickname),
             let record = try await self.storage.privateRecords.record(for: entry.token)
-        else { throw RelayError.notFound("unknown_nickname", "no account is called \"\(nickname)\"") }
+        else { throw WotsError(.unknownNickname, "no account is called \"\(nickname)\"") }
         return (entry, record)
     }
 
     private func rotate(token: Token, _ body: RotationRequest) async throws -> DirectoryEntry {
         guard let current = try await self.storage.directory.entry(token: token) else {
-            throw RelayError.notFound("unknown_token", "token \(token) has no account")
+            throw WotsError(.unknownToken, "token \(token) has no account")
         }
         do {
             try body.publicKeys.validate()
-        } catch let error as CryptoError {
-            throw RelayError.badRequest("invalid_key", error.reason)
+        } catch let error as WotsError {
+            throw WotsError(.invalidKey, error.reason)
         }
         guard body.privateRecord.token == token else {
-            throw RelayError.badRequest("record_token_mismatch", "privateRecord.token is not the session's token")
+            throw WotsError(.recordTokenMismatch, "privateRecord.token is not the session's token")
         }
         guard let old = Data(base64Encoded: body.oldKeySignature).map(Array.init),
             let new = Data(base64Encoded: body.newKeySignature).map(Array.init),
@@ -97,8 +97,8 @@ struct AccountRoutes: Sendable {
                 newKeys: body.publicKeys
             )
         else {
-            throw RelayError.badRequest(
-                "bad_proof",
+            throw WotsError(
+                .badProof,
                 "the rotation must be signed by both the current and the new signing key"
             )
         }

@@ -12,7 +12,12 @@ struct AuthenticationRoutes: Sendable {
         }
         router.post("/v1/auth/session") { request, _ in
             let body = try await JSONBody.decode(SessionRequest.self, from: request, limit: 16_384)
-            return try JSONBody.response(try await self.authenticator.openSession(body))
+            do {
+                return try JSONBody.response(try await self.authenticator.openSession(body))
+            } catch let error as WotsError where [.badSignature, .unknownToken].contains(error.code) {
+                // Whoever cannot prove who they are is unauthorized, whatever the reason.
+                throw Refusal(error).answered(with: .unauthorized)
+            }
         }
     }
 }

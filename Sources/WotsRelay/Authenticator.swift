@@ -25,16 +25,16 @@ struct Authenticator: Sendable {
     /// Checks a signed challenge and opens a session. The nonce is consumed first, so a refused attempt burns it.
     func openSession(_ request: SessionRequest, now: Date = Date()) async throws -> SessionResponse {
         guard let nonce = Data(base64Encoded: request.nonce).map(Array.init), nonce.count == Self.nonceSize else {
-            throw RelayError.badRequest("invalid_nonce", "nonce is not the base64 of a 32-byte challenge")
+            throw WotsError(.invalidNonce, "nonce is not the base64 of a 32-byte challenge")
         }
         guard let signature = Data(base64Encoded: request.signature).map(Array.init) else {
-            throw RelayError.badRequest("invalid_signature", "signature is not standard base64")
+            throw WotsError(.invalidSignature, "signature is not standard base64")
         }
         guard try await self.storage.authentication.consumeChallenge(nonce, now: now) else {
-            throw RelayError.unauthorized("challenge_invalid", "the challenge is unknown, already used or expired")
+            throw WotsError(.challengeInvalid, "the challenge is unknown, already used or expired")
         }
         guard let entry = try await self.storage.directory.entry(token: request.token) else {
-            throw RelayError.unauthorized("unknown_token", "token \(request.token) is not registered")
+            throw WotsError(.unknownToken, "token \(request.token) is not registered")
         }
         let signingKey = try entry.publicKeys.signingKey()
         guard
@@ -45,8 +45,8 @@ struct Authenticator: Sendable {
                 token: request.token
             )
         else {
-            throw RelayError.unauthorized(
-                "bad_signature",
+            throw WotsError(
+                .badSignature,
                 "the challenge signature does not verify with the token's key"
             )
         }
@@ -63,10 +63,10 @@ struct Authenticator: Sendable {
     /// The token of a live session, or a 401 that says why.
     func token(forSession session: String, now: Date = Date()) async throws -> Token {
         guard let secret = Self.parse(session) else {
-            throw RelayError.unauthorized("invalid_session", "the session is malformed")
+            throw WotsError(.invalidSession, "the session is malformed")
         }
         guard let session = try await self.accounts.session(hash: SHA256.hash(secret), now: now) else {
-            throw RelayError.unauthorized("invalid_session", "the session is unknown or expired; log in again")
+            throw WotsError(.invalidSession, "the session is unknown or expired; log in again")
         }
         return session.token
     }

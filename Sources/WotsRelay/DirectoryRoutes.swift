@@ -17,14 +17,14 @@ struct DirectoryRoutes: Sendable {
         router.get("/v1/directory/token/:token") { _, context in
             let token = try Token(context.parameters.require("token"))
             guard let entry = try await self.storage.directory.entry(token: token) else {
-                throw RelayError.notFound("unknown_token", "no account has token \(token)")
+                throw WotsError(.unknownToken, "no account has token \(token)")
             }
             return try JSONBody.response(entry)
         }
         router.get("/v1/directory/:nickname") { _, context in
             let nickname = try Nickname(context.parameters.require("nickname"))
             guard let entry = try await self.storage.directory.entry(nickname: nickname) else {
-                throw RelayError.notFound("unknown_nickname", "no account is called \"\(nickname)\"")
+                throw WotsError(.unknownNickname, "no account is called \"\(nickname)\"")
             }
             return try JSONBody.response(entry)
         }
@@ -33,8 +33,8 @@ struct DirectoryRoutes: Sendable {
     static func limit(from text: String?) throws -> PageLimit {
         guard let text else { return .max }
         guard let value = Int(text) else {
-            throw RelayError.badRequest(
-                "invalid_limit",
+            throw WotsError(
+                .invalidPageLimit,
                 "limit \"\(text.prefix(20))\" is not a whole number (1–\(PageLimit.maximum))"
             )
         }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Hummingbird
 import NIOCore
+import WotsCore
 import WotsStorage
 
 /// `/healthz` (the process answers), `/readyz` (the database answers) and `/metrics` (Prometheus text).
@@ -16,7 +17,7 @@ struct HealthRoutes: Sendable {
             do {
                 try await self.storage.checkReadiness()
             } catch {
-                throw RelayError(.serviceUnavailable, "not_ready", "the database is not reachable")
+                throw WotsError(.notReady, "the database is not reachable")
             }
             return try JSONBody.response(["status": "ready"])
         }

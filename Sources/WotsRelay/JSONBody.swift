@@ -22,7 +22,7 @@ enum JSONBody {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch {
-            throw RelayError(.contentTooLarge, "request_too_large", "request body is larger than \(limit) bytes")
+            throw WotsError(.requestTooLarge, "request body is larger than \(limit) bytes")
         }
         return try decode(type, from: Data(buffer.readableBytesView))
     }
@@ -30,12 +30,12 @@ enum JSONBody {
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         do {
             return try WireCoding.makeDecoder().decode(type, from: data)
-        } catch let error as DomainError {
-            throw RelayError.badRequest(error.code.description, error.reason)
+        } catch let error as WotsError {
+            throw WotsError(error.code, error.reason)
         } catch let error as DecodingError {
-            throw RelayError.badRequest("invalid_json", Self.explain(error))
+            throw WotsError(.invalidJSON, Self.explain(error))
         } catch {
-            throw RelayError.badRequest("invalid_json", "body is not valid JSON")
+            throw WotsError(.invalidJSON, "body is not valid JSON")
         }
     }
 
@@ -53,7 +53,7 @@ enum JSONBody {
         case .valueNotFound(let type, let context):
             return "\(path(context)) must be \(Self.name(of: type)), not null"
         case .dataCorrupted(let context):
-            if let underlying = context.underlyingError as? DomainError { return underlying.reason }
+            if let underlying = context.underlyingError as? WotsError { return underlying.reason }
             if context.codingPath.isEmpty { return "body is not valid JSON" }
             return "\(path(context)): \(context.debugDescription)"
         @unknown default:

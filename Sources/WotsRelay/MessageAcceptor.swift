@@ -21,38 +21,35 @@ struct MessageAcceptor: Sendable {
     func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
         let header = envelope.header
         guard header.sender == sessionToken else {
-            throw RelayError(
-                .forbidden,
-                "sender_mismatch",
+            throw WotsError(
+                .senderMismatch,
                 "the envelope's sender \(header.sender) is not the session's token \(sessionToken)"
             )
         }
         let size = envelope.serializedSize
         guard size <= self.configuration.maximumEnvelopeSize else {
-            throw RelayError(
-                .contentTooLarge,
-                "envelope_too_large",
+            throw WotsError(
+                .envelopeTooLarge,
                 "envelope is \(size) bytes (at most \(self.configuration.maximumEnvelopeSize))"
             )
         }
         if let wait = self.sendLimiter.acquire(sessionToken.description) {
-            throw RelayError.tooManyRequests("rate_limited", "too many messages; retry in \(wait) s", retryAfter: wait)
+            throw WotsError(.rateLimited, "too many messages; retry in \(wait) s", retryAfterSeconds: wait)
         }
         guard let sender = try await self.accounts.entry(token: header.sender) else {
-            throw RelayError.unauthorized("unknown_token", "sender \(header.sender) is not registered")
+            throw WotsError(.unknownToken, "sender \(header.sender) is not registered")
         }
         do {
             try envelope.verifySignature(senderKeys: sender.publicKeys)
-        } catch let error as CryptoError {
-            throw RelayError.badRequest(error.code.description, "envelope refused: \(error.reason)")
+        } catch let error as WotsError {
+            throw WotsError(error.code, "envelope refused: \(error.reason)")
         }
         guard let recipient = try await self.accounts.entry(token: header.recipient) else {
-            throw RelayError.notFound("unknown_recipient", "recipient \(header.recipient) is not registered")
+            throw WotsError(.unknownRecipient, "recipient \(header.recipient) is not registered")
         }
         guard recipient.fingerprint == header.recipientFingerprint else {
-            throw RelayError(
-                .conflict,
-                "recipient_key_changed",
+            throw WotsError(
+                .recipientKeyChanged,
                 "the envelope is sealed for a key the recipient no longer has (now \(recipient.fingerprint))"
             )
         }

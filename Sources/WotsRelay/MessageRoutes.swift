@@ -26,9 +26,20 @@ struct MessageRoutes: Sendable {
         group.get("/messages") { request, context in
             let token = try context.requireToken()
             let query = request.uri.queryParameters
-            let after = try Self.integer(query["after"].map(String.init), name: "after", range: 0...Int64.max) ?? 0
+            let after =
+                try Self.integer(
+                    query["after"].map(String.init),
+                    name: "after",
+                    range: 0...Int64.max,
+                    code: .invalidSequence
+                ) ?? 0
             let limit =
-                try Self.integer(query["limit"].map(String.init), name: "limit", range: 1...Int64(Self.maximumFetch))
+                try Self.integer(
+                    query["limit"].map(String.init),
+                    name: "limit",
+                    range: 1...Int64(Self.maximumFetch),
+                    code: .invalidPageLimit
+                )
                 ?? 100
             let messages = try await self.storage.mailboxes.messages(for: token, after: after, limit: Int(limit))
             self.metrics.messagesDelivered.increment(by: messages.count)
@@ -44,8 +55,8 @@ struct MessageRoutes: Sendable {
             let token = try context.requireToken()
             let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: 65_536)
             guard body.ids.count <= 1_000 else {
-                throw RelayError.badRequest(
-                    "too_many_ids",
+                throw WotsError(
+                    .tooManyIDs,
                     "at most 1,000 ids per acknowledgement, got \(body.ids.count)"
                 )
             }
@@ -55,11 +66,16 @@ struct MessageRoutes: Sendable {
         }
     }
 
-    static func integer(_ text: String?, name: String, range: ClosedRange<Int64>) throws -> Int64? {
+    static func integer(
+        _ text: String?,
+        name: String,
+        range: ClosedRange<Int64>,
+        code: ErrorCode
+    ) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), range.contains(value) else {
-            throw RelayError.badRequest(
-                "invalid_\(name)",
+            throw WotsError(
+                code,
                 "\(name) \"\(text.prefix(20))\" must be a whole number in \(range.lowerBound)…\(range.upperBound)"
             )
         }

@@ -23,10 +23,10 @@ struct RegistrationRoutes: Sendable {
 
     private func register(_ request: Request, context: RelayRequestContext) async throws -> Response {
         if let wait = self.limiter.acquire(context.remoteAddress) {
-            throw RelayError.tooManyRequests(
-                "rate_limited",
+            throw WotsError(
+                .rateLimited,
                 "too many registrations from this address; retry in \(wait) s",
-                retryAfter: wait
+                retryAfterSeconds: wait
             )
         }
         let body = try await JSONBody.decode(
@@ -39,7 +39,9 @@ struct RegistrationRoutes: Sendable {
             publicHalf: DirectoryEntryParticipant(repository: self.storage.directory),
             privateHalf: PrivateRecordParticipant(repository: self.storage.privateRecords),
             bus: self.bus,
-            logger: self.logger
+            onUndoFailure: { [logger] problem in
+                logger.error("registration left half-written", metadata: ["problem": "\(problem)"])
+            }
         )
         try await coordinator.save(
             token: entry.token,
@@ -60,11 +62,11 @@ struct RegistrationRoutes: Sendable {
     static func validate(_ body: RegistrationRequest) throws -> DirectoryEntry {
         do {
             try body.publicKeys.validate()
-        } catch let error as CryptoError {
-            throw RelayError.badRequest("invalid_key", error.reason)
+        } catch let error as WotsError {
+            throw WotsError(.invalidKey, error.reason)
         }
         guard body.privateRecord.token == body.token else {
-            throw RelayError.badRequest("record_token_mismatch", "privateRecord.token is not the registration's token")
+            throw WotsError(.recordTokenMismatch, "privateRecord.token is not the registration's token")
         }
         guard let proof = Data(base64Encoded: body.proof).map(Array.init),
             RegistrationProof.verify(
@@ -74,10 +76,10 @@ struct RegistrationRoutes: Sendable {
                 publicKeys: body.publicKeys
             )
         else {
-            throw RelayError.badRequest("bad_proof", "the proof of possession does not verify with the new signing key")
+            throw WotsError(.badProof, "the proof of possession does not verify with the new signing key")
         }
         guard body.privateRecord.secretVerifier.count == 32 else {
-            throw RelayError.badRequest("invalid_record", "privateRecord.secretVerifier must be 32 bytes")
+            throw WotsError(.invalidRecord, "privateRecord.secretVerifier must be 32 bytes")
         }
         return DirectoryEntry(
             token: body.token,

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Prometheus
 import Synchronization
+import WotsCore
 
 /// The relay's counters and gauges, kept in its own Prometheus registry (no global bootstrap, so several relays
 /// can live in one test process) and exported in text format on `/metrics`.
@@ -48,15 +49,15 @@ public final class RelayMetrics: Sendable {
         counter.increment()
     }
 
-    func countError(code: String) {
+    func countError(code: ErrorCode) {
         let counter = self.errorCounters.withLock { counters in
-            if let counter = counters[code] { return counter }
+            if let counter = counters[code.name] { return counter }
             let counter = CoreMetrics.Counter(
                 label: "wots_errors_total",
-                dimensions: [("code", code)],
+                dimensions: [("code", code.name)],
                 factory: self.factory
             )
-            counters[code] = counter
+            counters[code.name] = counter
             return counter
         }
         counter.increment()

@@ -19,7 +19,7 @@ public struct RelayRequestContext: RequestContext {
     /// The authenticated token; throws 401 when the route was reached without a session.
     func requireToken() throws -> Token {
         guard let token = self.authenticatedToken else {
-            throw RelayError.unauthorized("unauthenticated", "this endpoint needs an Authorization: Bearer session")
+            throw WotsError(.unauthenticated, "this endpoint needs an Authorization: Bearer session")
         }
         return token
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WotsCore
 
 /// Requires `Authorization: Bearer SESSION` and puts the session's token in the context.
 struct SessionMiddleware: RouterMiddleware {
@@ -14,7 +15,7 @@ struct SessionMiddleware: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let session = Self.bearer(in: request.headers) else {
-            throw RelayError.unauthorized("unauthenticated", "this endpoint needs an Authorization: Bearer session")
+            throw WotsError(.unauthenticated, "this endpoint needs an Authorization: Bearer session")
         }
         var context = context
         context.authenticatedToken = try await self.authenticator.token(forSession: session)

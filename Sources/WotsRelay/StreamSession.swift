@@ -68,14 +68,14 @@ struct StreamSession: Sendable {
             }
             guard let first = try await self.firstMessage(&messages, outbound: outbound) else { return nil }
             guard case .text(let text) = first, case .auth(let session) = try Self.decodeFrame(text) else {
-                throw RelayError.unauthorized(
-                    "unauthenticated",
+                throw WotsError(
+                    .unauthenticated,
                     "the first frame must be {\"type\": \"auth\", \"session\": …}"
                 )
             }
             return try await self.authenticator.token(forSession: session)
         } catch {
-            let refusal = ErrorMiddleware.relayError(for: error)
+            let refusal = Refusal(error)
             try? await Self.send(.error(id: nil, code: refusal.code, message: refusal.message), to: outbound)
             return nil
         }
@@ -104,7 +104,7 @@ struct StreamSession: Sendable {
     ) async throws {
         guard case .text(let text) = message else {
             try await Self.send(
-                .error(id: nil, code: "invalid_frame", message: "binary frames are not supported; send JSON text"),
+                .error(id: nil, code: .invalidFrame, message: "binary frames are not supported; send JSON text"),
                 to: outbound
             )
             return
@@ -113,14 +113,14 @@ struct StreamSession: Sendable {
         do {
             frame = try Self.decodeFrame(text)
         } catch {
-            let refusal = ErrorMiddleware.relayError(for: error)
-            try await Self.send(.error(id: nil, code: "invalid_frame", message: refusal.message), to: outbound)
+            let refusal = Refusal(error)
+            try await Self.send(.error(id: nil, code: .invalidFrame, message: refusal.message), to: outbound)
             return
         }
         switch frame {
         case .auth:
             try await Self.send(
-                .error(id: nil, code: "already_authenticated", message: "this stream is already authenticated"),
+                .error(id: nil, code: .alreadyAuthenticated, message: "this stream is already authenticated"),
                 to: outbound
             )
         case .ack(let ids):
@@ -134,7 +134,7 @@ struct StreamSession: Sendable {
                     to: outbound
                 )
             } catch {
-                let refusal = ErrorMiddleware.relayError(for: error)
+                let refusal = Refusal(error)
                 self.metrics.countError(code: refusal.code)
                 try await Self.send(
                     .error(id: envelope.header.messageID, code: refusal.code, message: refusal.message),

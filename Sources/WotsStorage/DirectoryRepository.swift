@@ -3,7 +3,7 @@ public import WotsCore
 /// The public directory: who is registered under which nickname with which keys.
 public protocol DirectoryRepository: Sendable {
     /// Adds an entry.
-    /// - Throws: `StorageError.nicknameTaken` when the nickname (ignoring case) is in use or tombstoned,
+    /// - Throws: `WotsError.nicknameTaken` when the nickname (ignoring case) is in use or tombstoned,
     ///   `.tokenTaken` when the token is in use or tombstoned.
     func create(_ entry: DirectoryEntry) async throws
 
@@ -23,11 +23,11 @@ public protocol DirectoryRepository: Sendable {
 
     /// Replaces an account's public keys and fingerprint.
     /// - Returns: the updated entry.
-    /// - Throws: `StorageError.notFound` when the token has no live entry.
+    /// - Throws: `WotsError.notFound` when the token has no live entry.
     func rotateKeys(token: Token, publicKeys: PublicKeys, fingerprint: Fingerprint) async throws -> DirectoryEntry
 
     /// Deletes an account's entry, leaving a tombstone so its nickname and token are never bound to new keys.
-    /// - Throws: `StorageError.notFound` when the token has no live entry.
+    /// - Throws: `WotsError.notFound` when the token has no live entry.
     func delete(token: Token) async throws
 
     /// How many live entries there are.
@@ -36,10 +36,10 @@ public protocol DirectoryRepository: Sendable {
 
 extension DirectoryRepository {
     /// `page(limit:after:)` with a limit that is checked first.
-    /// - Throws: `StorageError.invalidArgument` naming the range 1–100 when `limit` is outside it.
+    /// - Throws: `WotsError.invalidArgument` naming the range 1–100 when `limit` is outside it.
     public func page(limit: Int, after cursor: Cursor?) async throws -> Page<DirectoryEntry> {
         guard let checked = try? PageLimit(limit) else {
-            throw StorageError(.invalidArgument, "limit \(limit) is out of range (1–\(PageLimit.maximum))")
+            throw WotsError(.invalidArgument, "limit \(limit) is out of range (1–\(PageLimit.maximum))")
         }
         return try await self.page(limit: checked, after: cursor)
     }

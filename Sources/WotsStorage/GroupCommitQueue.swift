@@ -1,4 +1,5 @@
 import Synchronization
+public import WotsCore
 
 /// Group commit: requests that arrive while a transaction is being written wait together and go into the next one,
 /// so many concurrent writers share one round trip and one fsync instead of paying one each.
@@ -7,7 +8,7 @@ import Synchronization
 public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Sendable {
     /// Writes requests in one transaction and returns one outcome per request, in order. A thrown error fails
     /// every request of the group.
-    public typealias Commit = @Sendable ([Request]) async throws -> [Result<Outcome, StorageError>]
+    public typealias Commit = @Sendable ([Request]) async throws -> [Result<Outcome, WotsError>]
 
     private struct Waiter: Sendable {
         var request: Request
@@ -61,7 +62,10 @@ public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Senda
             do {
                 let results = try await self.commit(group.map(\.request))
                 guard results.count == group.count else {
-                    throw StorageError(.corrupted, "a group commit answered \(results.count) of \(group.count) writes")
+                    throw WotsError(
+                        .storageCorrupted,
+                        "a group commit answered \(results.count) of \(group.count) writes"
+                    )
                 }
                 for (waiter, result) in zip(group, results) {
                     waiter.continuation.resume(with: result)

@@ -47,10 +47,10 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
     public func create(_ entry: DirectoryEntry) async throws {
         try self.state.withLock { state in
             if state.tokenByNickname[entry.nickname] != nil || state.tombstonedNicknames.contains(entry.nickname) {
-                throw StorageError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
+                throw WotsError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
             }
             if state.byToken[entry.token] != nil || state.tombstonedTokens.contains(entry.token) {
-                throw StorageError(.tokenTaken, "token \(entry.token) is registered already")
+                throw WotsError(.tokenTaken, "token \(entry.token) is registered already")
             }
             state.byToken[entry.token] = entry
             state.tokenByNickname[entry.nickname] = entry.token
@@ -89,7 +89,7 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
     ) async throws -> DirectoryEntry {
         try self.state.withLock { state in
             guard var entry = state.byToken[token] else {
-                throw StorageError(.notFound, "token \(token) has no directory entry")
+                throw WotsError(.notFound, "token \(token) has no directory entry")
             }
             entry.publicKeys = publicKeys
             entry.fingerprint = fingerprint
@@ -101,7 +101,7 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
     public func delete(token: Token) async throws {
         try self.state.withLock { state in
             guard let entry = state.removeLive(token: token) else {
-                throw StorageError(.notFound, "token \(token) has no directory entry")
+                throw WotsError(.notFound, "token \(token) has no directory entry")
             }
             state.tombstonedTokens.insert(entry.token)
             state.tombstonedNicknames.insert(entry.nickname)

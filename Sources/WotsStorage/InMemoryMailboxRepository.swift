@@ -24,7 +24,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             _ envelope: Envelope,
             receivedAt: Date,
             capacity: Int
-        ) -> Result<MailboxReceipt, StorageError> {
+        ) -> Result<MailboxReceipt, WotsError> {
             let header = envelope.header
             let key = MessageKey(sender: header.sender, messageID: header.messageID)
             if let sequence = self.sequences[key] {
@@ -33,7 +33,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
                     return .success(MailboxReceipt(sequence: stored.sequence, receivedAt: stored.receivedAt))
                 }
                 return .failure(
-                    StorageError(
+                    WotsError(
                         .messageIDConflict,
                         "message id \(header.messageID) was used by this sender for a different envelope"
                     )
@@ -42,7 +42,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             var mailbox = self.mailboxes[header.recipient, default: Mailbox()]
             guard mailbox.messages.count < capacity else {
                 return .failure(
-                    StorageError(.mailboxFull, "mailbox of \(header.recipient) holds \(capacity) messages already")
+                    WotsError(.mailboxFull, "mailbox of \(header.recipient) holds \(capacity) messages already")
                 )
             }
             let message = MailboxMessage(
@@ -85,7 +85,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         batch envelopes: [Envelope],
         receivedAt: Date,
         mailboxCapacity: Int
-    ) async throws -> [Result<MailboxReceipt, StorageError>] {
+    ) async throws -> [Result<MailboxReceipt, WotsError>] {
         self.state.withLock { state in
             envelopes.map { state.append($0, receivedAt: receivedAt, capacity: mailboxCapacity) }
         }

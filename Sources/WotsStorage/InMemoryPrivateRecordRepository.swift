@@ -11,7 +11,7 @@ public final class InMemoryPrivateRecordRepository: PrivateRecordRepository {
     public func create(_ record: PrivateRecord) async throws {
         try self.records.withLock { records in
             guard records[record.token] == nil else {
-                throw StorageError(.tokenTaken, "token \(record.token) has a private record already")
+                throw WotsError(.tokenTaken, "token \(record.token) has a private record already")
             }
             records[record.token] = record
         }

@@ -46,7 +46,7 @@ public protocol MailboxRepository: Sendable {
     /// Idempotent by (sender, message id): the same envelope again returns the first receipt and stores nothing.
     /// - Parameter receivedAt: the receive time recorded in a new receipt (milliseconds are kept).
     /// - Parameter mailboxCapacity: how many unacknowledged messages the recipient may hold.
-    /// - Throws: `StorageError.messageIDConflict` when the sender used the id for a different envelope,
+    /// - Throws: `WotsError.messageIDConflict` when the sender used the id for a different envelope,
     ///   `.mailboxFull` when the recipient already holds `mailboxCapacity` messages.
     func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt
 
@@ -55,7 +55,7 @@ public protocol MailboxRepository: Sendable {
         batch envelopes: [Envelope],
         receivedAt: Date,
         mailboxCapacity: Int
-    ) async throws -> [Result<MailboxReceipt, StorageError>]
+    ) async throws -> [Result<MailboxReceipt, WotsError>]
 
     /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order.
     func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage]

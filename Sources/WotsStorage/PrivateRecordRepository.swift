@@ -3,7 +3,7 @@ public import WotsCore
 /// Sealed private records by token. The repository stores what it cannot open.
 public protocol PrivateRecordRepository: Sendable {
     /// Stores a new record.
-    /// - Throws: `StorageError.tokenTaken` when the token already has one.
+    /// - Throws: `WotsError.tokenTaken` when the token already has one.
     func create(_ record: PrivateRecord) async throws
 
     /// Stores a record, replacing any earlier one for the token (key rotation).

@@ -38,14 +38,14 @@ extension MailboxAppend {
         of appends: [MailboxAppend],
         from rows: [PostgresRow],
         nodeID: String
-    ) throws -> (outcomes: [Result<MailboxReceipt, StorageError>], notifications: [MailNotification]) {
-        var outcomes: [Result<MailboxReceipt, StorageError>?] = Array(repeating: nil, count: appends.count)
+    ) throws -> (outcomes: [Result<MailboxReceipt, WotsError>], notifications: [MailNotification]) {
+        var outcomes: [Result<MailboxReceipt, WotsError>?] = Array(repeating: nil, count: appends.count)
         var notifications: [MailNotification] = []
         for row in rows {
             let (ordinality, code, sequence, receivedAt) = try row.decode((Int, String, Int64?, Date?).self)
             let index = ordinality - 1
             guard outcomes.indices.contains(index), outcomes[index] == nil else {
-                throw StorageError(.corrupted, "a group append answered for envelope \(ordinality) unexpectedly")
+                throw WotsError(.storageCorrupted, "a group append answered for envelope \(ordinality) unexpectedly")
             }
             let outcome = try Self.outcome(code, sequence: sequence, receivedAt: receivedAt, of: appends[index])
             outcomes[index] = outcome
@@ -61,7 +61,7 @@ extension MailboxAppend {
         }
         let answered = try outcomes.map { outcome in
             guard let outcome else {
-                throw StorageError(.corrupted, "a group append of \(appends.count) envelopes left one unanswered")
+                throw WotsError(.storageCorrupted, "a group append of \(appends.count) envelopes left one unanswered")
             }
             return outcome
         }
@@ -73,27 +73,27 @@ extension MailboxAppend {
         sequence: Int64?,
         receivedAt: Date?,
         of append: MailboxAppend
-    ) throws -> Result<MailboxReceipt, StorageError> {
+    ) throws -> Result<MailboxReceipt, WotsError> {
         let header = append.envelope.header
         switch (code, sequence, receivedAt) {
         case ("stored", let sequence?, let receivedAt?), ("duplicate", let sequence?, let receivedAt?):
             return .success(MailboxReceipt(sequence: sequence, receivedAt: PostgresTime.loaded(receivedAt)))
         case ("conflict", _, _):
             return .failure(
-                StorageError(
+                WotsError(
                     .messageIDConflict,
                     "message id \(header.messageID) was used by this sender for a different envelope"
                 )
             )
         case ("full", _, _):
             return .failure(
-                StorageError(
+                WotsError(
                     .mailboxFull,
                     "the mailbox of \(header.recipient) is full (at most \(append.mailboxCapacity) messages)"
                 )
             )
         default:
-            throw StorageError(.corrupted, "a group append answered \"\(code)\" without a sequence or time")
+            throw WotsError(.storageCorrupted, "a group append answered \"\(code)\" without a sequence or time")
         }
     }
 }

@@ -24,7 +24,7 @@ public struct PostgresAuthenticationRepository: AuthenticationRepository {
                 logger: self.database.queryLogger
             ).collect()
             guard let stored = try rows.first?.decode(Data.self) else {
-                throw StorageError(.corrupted, "the relay id vanished after it was stored")
+                throw WotsError(.storageCorrupted, "the relay id vanished after it was stored")
             }
             return Array(stored)
         }
@@ -75,7 +75,7 @@ public struct PostgresAuthenticationRepository: AuthenticationRepository {
         do {
             return ActiveSession(token: try Token(bytes: Array(token)), expiresAt: PostgresTime.loaded(expiresAt))
         } catch {
-            throw StorageError(.corrupted, "a stored session names a malformed token")
+            throw WotsError(.storageCorrupted, "a stored session names a malformed token")
         }
     }
 

@@ -1,4 +1,5 @@
 import PostgresNIO
+import WotsCore
 import WotsStorage
 
 extension PostgresDatabase {
@@ -36,7 +37,7 @@ extension PostgresDatabase {
         guard plain, let first = name.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first),
             name.utf8.count <= 63
         else {
-            throw StorageError(.invalidArgument, "database name \"\(name.prefix(80))\" is not [a-z][a-z0-9_]{0,62}")
+            throw WotsError(.invalidArgument, "database name \"\(name.prefix(80))\" is not [a-z][a-z0-9_]{0,62}")
         }
         return name
     }

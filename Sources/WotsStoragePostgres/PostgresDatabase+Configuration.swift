@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import WotsCore
 import WotsStorage
 
 extension PostgresDatabase {
@@ -48,24 +49,24 @@ extension PostgresDatabase {
         /// Parses `postgres://user[:password]@host[:port]/database[?sslmode=require]` (`postgresql://` too).
         ///
         /// `sslmode=require`, `verify-ca` or `verify-full` turn TLS on; anything else, or no `sslmode`, leaves it off.
-        /// - Throws: `StorageError.invalidArgument` saying which part is missing; the URL itself is not repeated,
+        /// - Throws: `WotsError.invalidArgument` saying which part is missing; the URL itself is not repeated,
         ///   since it may hold a password.
         public init(url: String) throws {
             let form = "postgres://user[:password]@host[:port]/database"
             guard let components = URLComponents(string: url),
                 let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql"
             else {
-                throw StorageError(.invalidArgument, "database URL is not of the form \(form)")
+                throw WotsError(.invalidArgument, "database URL is not of the form \(form)")
             }
             guard let host = components.host, !host.isEmpty else {
-                throw StorageError(.invalidArgument, "database URL has no host (\(form))")
+                throw WotsError(.invalidArgument, "database URL has no host (\(form))")
             }
             guard let username = components.user, !username.isEmpty else {
-                throw StorageError(.invalidArgument, "database URL has no user name (\(form))")
+                throw WotsError(.invalidArgument, "database URL has no user name (\(form))")
             }
             let database = String(components.path.drop(while: { $0 == "/" }))
             guard !database.isEmpty, !database.contains("/") else {
-                throw StorageError(.invalidArgument, "database URL names no database (\(form))")
+                throw WotsError(.invalidArgument, "database URL names no database (\(form))")
             }
             let sslMode = components.queryItems?.last(where: { $0.name == "sslmode" })?.value?.lowercased()
             self.init(

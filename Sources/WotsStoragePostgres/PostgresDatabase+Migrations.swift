@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import WotsCore
 import WotsStorage
 
 extension PostgresDatabase {
@@ -12,7 +13,7 @@ extension PostgresDatabase {
     /// Safe to call again (nothing left to apply) and from several relay processes at once: a transaction-level
     /// advisory lock lets one migrate while the others wait, then find nothing to do.
     /// - Returns: the versions applied by this call.
-    /// - Throws: `StorageError.corrupted` when a bundled migration cannot be read, `.unavailable` when the
+    /// - Throws: `WotsError` `storage_corrupted` when a bundled migration cannot be read, `storage_unavailable` when the
     ///   database fails.
     @discardableResult
     public func migrate() async throws -> [Int] {
@@ -80,30 +81,33 @@ struct Migration: Sendable {
     /// with `.copy` in a `Migrations` folder. Both are looked for.
     static func bundled() throws -> [Migration] {
         guard let resources = Bundle.module.resourceURL else {
-            throw StorageError(.corrupted, "the WotsStoragePostgres resource bundle is missing")
+            throw WotsError(.storageCorrupted, "the WotsStoragePostgres resource bundle is missing")
         }
         let files = [resources.appendingPathComponent("Migrations"), resources].flatMap { folder in
             ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
                 .filter { $0.pathExtension == "sql" }
         }
         guard !files.isEmpty else {
-            throw StorageError(.corrupted, "no PostgreSQL migrations (*.sql) were found in \(resources.path)")
+            throw WotsError(.storageCorrupted, "no PostgreSQL migrations (*.sql) were found in \(resources.path)")
         }
         var migrations: [Migration] = []
         for file in files {
             let name = file.deletingPathExtension().lastPathComponent
             guard let version = Int(name.prefix(while: \.isNumber)), version > 0 else {
-                throw StorageError(.corrupted, "migration file \(file.lastPathComponent) does not start with a version")
+                throw WotsError(
+                    .storageCorrupted,
+                    "migration file \(file.lastPathComponent) does not start with a version"
+                )
             }
             guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-                throw StorageError(.corrupted, "migration file \(file.lastPathComponent) cannot be read as UTF-8")
+                throw WotsError(.storageCorrupted, "migration file \(file.lastPathComponent) cannot be read as UTF-8")
             }
             migrations.append(Migration(version: version, name: name, statements: Self.statements(in: text)))
         }
         migrations.sort { $0.version < $1.version }
         for (earlier, later) in zip(migrations, migrations.dropFirst()) where earlier.version == later.version {
-            throw StorageError(
-                .corrupted,
+            throw WotsError(
+                .storageCorrupted,
                 "migrations \(earlier.name) and \(later.name) share version \(later.version)"
             )
         }

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import PostgresNIO
 public import ServiceLifecycle
+import WotsCore
 import WotsStorage
 
 /// One PostgreSQL database shared by every Wots repository of a relay process.
@@ -33,7 +34,7 @@ public final class PostgresDatabase: Service, Sendable {
     }
 
     /// Creates the database handle from a `postgres://user[:password]@host[:port]/database[?sslmode=require]` URL.
-    /// - Throws: `StorageError.invalidArgument` when the URL is not of that form.
+    /// - Throws: `WotsError.invalidArgument` when the URL is not of that form.
     public convenience init(url: String, logger: Logger) throws {
         self.init(configuration: try Configuration(url: url), logger: logger)
     }
@@ -45,7 +46,7 @@ public final class PostgresDatabase: Service, Sendable {
 
     /// Checks that the database answers (`SELECT 1`), for readiness probes.
     /// - Parameter timeout: how long to wait for the answer. Default 5 seconds.
-    /// - Throws: `StorageError.unavailable` when it does not answer in time.
+    /// - Throws: `WotsError` `storage_unavailable` when it does not answer in time.
     public func ping(timeout: Duration = .seconds(5)) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -56,7 +57,7 @@ public final class PostgresDatabase: Service, Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw StorageError(.unavailable, "the database did not answer within \(timeout)")
+                throw WotsError(.storageUnavailable, "the database did not answer within \(timeout)")
             }
             defer { group.cancelAll() }
             _ = try await group.next()
@@ -75,28 +76,28 @@ public final class PostgresDatabase: Service, Sendable {
 }
 
 extension PostgresDatabase {
-    /// Runs `body`, turning PostgreSQL errors into `StorageError`s.
+    /// Runs `body`, turning PostgreSQL errors into `WotsError`s.
     @discardableResult
     func withErrorMapping<Result>(
         _ operation: String,
-        uniqueViolations: [String: StorageError] = [:],
+        uniqueViolations: [String: WotsError] = [:],
         _ body: () async throws -> Result
     ) async throws -> Result {
         do {
             return try await body()
         } catch {
-            throw StorageError.mapping(error, operation: operation, uniqueViolations: uniqueViolations)
+            throw WotsError.mapping(error, operation: operation, uniqueViolations: uniqueViolations)
         }
     }
 
-    /// Runs `body` in a transaction on one pooled connection, mapping errors to `StorageError`s.
+    /// Runs `body` in a transaction on one pooled connection, mapping errors to `WotsError`s.
     ///
     /// Deadlocks and serialization failures are retried, and so are unique violations whose constraint is in
     /// `retryingOn` (a race another transaction won: running again sees its row).
     @discardableResult
     func transaction<Result: Sendable>(
         _ operation: String,
-        uniqueViolations: [String: StorageError] = [:],
+        uniqueViolations: [String: WotsError] = [:],
         retryingOn retryConstraints: Set<String> = [],
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
@@ -107,11 +108,11 @@ extension PostgresDatabase {
                     try await body(connection)
                 }
             } catch {
-                let underlying = StorageError.transactionCause(of: error)
-                if attempt < attempts, StorageError.isRetryable(underlying, constraints: retryConstraints) {
+                let underlying = WotsError.transactionCause(of: error)
+                if attempt < attempts, WotsError.isRetryable(underlying, constraints: retryConstraints) {
                     continue
                 }
-                throw StorageError.mapping(underlying, operation: operation, uniqueViolations: uniqueViolations)
+                throw WotsError.mapping(underlying, operation: operation, uniqueViolations: uniqueViolations)
             }
         }
         preconditionFailure("the last attempt returns or throws")

@@ -14,11 +14,11 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
 
     public func create(_ entry: DirectoryEntry) async throws {
         let taken = [
-            "directory_entries_nickname_key": StorageError(
+            "directory_entries_nickname_key": WotsError(
                 .nicknameTaken,
                 "nickname \"\(entry.nickname)\" is taken"
             ),
-            "directory_entries_pkey": StorageError(.tokenTaken, "token \(entry.token) is already registered"),
+            "directory_entries_pkey": WotsError(.tokenTaken, "token \(entry.token) is already registered"),
         ]
         try await self.database.withErrorMapping("register \"\(entry.nickname)\"", uniqueViolations: taken) {
             try await self.database.client.query(
@@ -97,7 +97,7 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
             """
         )
         guard let entry = updated.first else {
-            throw StorageError(.notFound, "token \(token) has no directory entry")
+            throw WotsError(.notFound, "token \(token) has no directory entry")
         }
         return entry
     }
@@ -114,7 +114,7 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
             ).collect().count
         }
         guard deleted > 0 else {
-            throw StorageError(.notFound, "token \(token) has no directory entry")
+            throw WotsError(.notFound, "token \(token) has no directory entry")
         }
     }
 
@@ -147,7 +147,7 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
                     registeredAt: PostgresTime.loaded(registeredAt)
                 )
             } catch {
-                throw StorageError(.corrupted, "a stored directory entry could not be decoded")
+                throw WotsError(.storageCorrupted, "a stored directory entry could not be decoded")
             }
         }
     }

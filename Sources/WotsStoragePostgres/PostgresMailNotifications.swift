@@ -86,7 +86,7 @@ public final class PostgresMailNotifications: Service, Sendable {
                 if Task.isCancelled { break }
                 self.logger.warning(
                     "lost the PostgreSQL notification connection; listening again",
-                    metadata: ["error": "\(StorageError.mapping(error, operation: "listen for new mail"))"]
+                    metadata: ["error": "\(WotsError.mapping(error, operation: "listen for new mail"))"]
                 )
             }
             self.listening.withLock { $0 = false }

@@ -36,7 +36,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
         batch envelopes: [Envelope],
         receivedAt: Date,
         mailboxCapacity: Int
-    ) async throws -> [Result<MailboxReceipt, StorageError>] {
+    ) async throws -> [Result<MailboxReceipt, WotsError>] {
         guard !envelopes.isEmpty else { return [] }
         let appends = envelopes.map {
             MailboxAppend(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
@@ -48,7 +48,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
     private static func store(
         _ appends: [MailboxAppend],
         in database: PostgresDatabase
-    ) async throws -> [Result<MailboxReceipt, StorageError>] {
+    ) async throws -> [Result<MailboxReceipt, WotsError>] {
         let (outcomes, notifications) = try await database.transaction(
             "store messages",
             // Two appends of one (sender, id) to different recipients lock different counters and race on the
@@ -102,7 +102,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
                     envelope: try Envelope(serialized: Array(envelope))
                 )
             } catch {
-                throw StorageError(.corrupted, "a stored message for \(recipient) could not be decoded")
+                throw WotsError(.storageCorrupted, "a stored message for \(recipient) could not be decoded")
             }
         }
     }

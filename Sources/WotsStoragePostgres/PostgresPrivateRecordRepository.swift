@@ -15,7 +15,7 @@ public struct PostgresPrivateRecordRepository: PrivateRecordRepository {
     public func create(_ record: PrivateRecord) async throws {
         let columns = try Columns(record)
         let taken = [
-            "private_records_pkey": StorageError(.tokenTaken, "token \(record.token) already has a private record")
+            "private_records_pkey": WotsError(.tokenTaken, "token \(record.token) already has a private record")
         ]
         try await self.database.withErrorMapping("store a private record", uniqueViolations: taken) {
             try await self.database.client.query(
@@ -65,7 +65,7 @@ public struct PostgresPrivateRecordRepository: PrivateRecordRepository {
                 (Data, Int64, Int64, Int64, Data, Data, String?, Data?).self
             )
             guard let n = UInt64(exactly: n), let r = UInt32(exactly: r), let p = UInt32(exactly: p) else {
-                throw StorageError(.corrupted, "scrypt parameters out of range")
+                throw WotsError(.storageCorrupted, "scrypt parameters out of range")
             }
             let avatar: Avatar?
             if let preset {
@@ -83,7 +83,7 @@ public struct PostgresPrivateRecordRepository: PrivateRecordRepository {
                 avatar: avatar
             )
         } catch {
-            throw StorageError(.corrupted, "the stored private record of token \(token) could not be decoded")
+            throw WotsError(.storageCorrupted, "the stored private record of token \(token) could not be decoded")
         }
     }
 
@@ -112,7 +112,7 @@ extension PostgresPrivateRecordRepository {
 
         init(_ record: PrivateRecord) throws {
             guard let n = Int64(exactly: record.keyDerivation.n) else {
-                throw StorageError(.invalidArgument, "scrypt cost N = \(record.keyDerivation.n) is too large to store")
+                throw WotsError(.invalidArgument, "scrypt cost N = \(record.keyDerivation.n) is too large to store")
             }
             self.token = Data(record.token.bytes)
             self.salt = Data(record.keyDerivation.salt)

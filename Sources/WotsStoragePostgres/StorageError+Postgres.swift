@@ -1,18 +1,19 @@
 import PostgresNIO
+import WotsCore
 import WotsStorage
 
-extension StorageError {
-    /// Turns an error from PostgresNIO into a `StorageError` that names the operation and, for a server error, its
+extension WotsError {
+    /// Turns an error from PostgresNIO into a `WotsError` that names the operation and, for a server error, its
     /// SQLSTATE, never a query, a bound value or the server's message (which can quote values).
     /// - Parameter uniqueViolations: the error to give for a unique violation (23505) of each constraint.
     static func mapping(
         _ error: any Error,
         operation: String,
-        uniqueViolations: [String: StorageError] = [:]
+        uniqueViolations: [String: WotsError] = [:]
     ) -> any Error {
         let error = Self.transactionCause(of: error)
         switch error {
-        case let error as StorageError:
+        case let error as WotsError:
             return error
         case let error as CancellationError:
             return error
@@ -24,13 +25,13 @@ extension StorageError {
                 {
                     return mapped
                 }
-                return StorageError(.unavailable, "the database refused to \(operation) (SQLSTATE \(state))")
+                return WotsError(.storageUnavailable, "the database refused to \(operation) (SQLSTATE \(state))")
             }
-            return StorageError(.unavailable, "the database is unavailable: could not \(operation) (\(error.code))")
+            return WotsError(.storageUnavailable, "the database is unavailable: could not \(operation) (\(error.code))")
         case is PostgresDecodingError:
-            return StorageError(.corrupted, "stored data could not be decoded while trying to \(operation)")
+            return WotsError(.storageCorrupted, "stored data could not be decoded while trying to \(operation)")
         default:
-            return StorageError(.unavailable, "could not \(operation) (\(type(of: error)))")
+            return WotsError(.storageUnavailable, "could not \(operation) (\(type(of: error)))")
         }
     }
 

@@ -22,7 +22,7 @@ enum MailboxWrite: Sendable {
 
     /// Performs the change inside the caller's transaction. A refusal of this write alone is a failure result; a
     /// thrown error fails the whole transaction.
-    func perform(in db: Database) throws -> Result<Outcome, StorageError> {
+    func perform(in db: Database) throws -> Result<Outcome, WotsError> {
         switch self {
         case .append(let request):
             return try request.store(in: db).map(Outcome.stored)
@@ -48,7 +48,7 @@ enum MailboxWrite: Sendable {
 
 extension AppendRequest {
     /// Stores the envelope inside the caller's transaction, or says why not.
-    func store(in db: Database) throws -> Result<MailboxReceipt, StorageError> {
+    func store(in db: Database) throws -> Result<MailboxReceipt, WotsError> {
         let header = self.envelope.header
         let serialized = Data(self.envelope.serialized)
         let recipient = header.recipient.databaseBytes
@@ -61,7 +61,7 @@ extension AppendRequest {
         ) {
             guard existing["envelope"] as Data == serialized else {
                 return .failure(
-                    StorageError(
+                    WotsError(
                         .messageIDConflict,
                         "message id \(header.messageID) was used by this sender for a different envelope"
                     )
@@ -82,7 +82,7 @@ extension AppendRequest {
         let depth: Int = counter?["depth"] ?? 0
         guard depth < self.mailboxCapacity else {
             return .failure(
-                StorageError(
+                WotsError(
                     .mailboxFull,
                     "mailbox of \(header.recipient) holds \(self.mailboxCapacity) messages already"
                 )

@@ -21,7 +21,7 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
             )
             guard let stored = try Data.fetchOne(db, sql: "SELECT relay_id FROM relay_identity WHERE singleton = 1")
             else {
-                throw StorageError(.corrupted, "the relay id vanished while it was being stored")
+                throw WotsError(.storageCorrupted, "the relay id vanished while it was being stored")
             }
             return [UInt8](stored)
         }

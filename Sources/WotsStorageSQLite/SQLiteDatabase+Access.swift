@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import WotsCore
 import WotsStorage
 
 extension SQLiteDatabase {
-    /// Runs `updates` in a write transaction (GRDB's async overload), mapping failures to `StorageError`.
+    /// Runs `updates` in a write transaction (GRDB's async overload), mapping failures to `WotsError`.
     func write<T: Sendable>(_ action: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await self.pool.write(updates)
@@ -12,7 +13,7 @@ extension SQLiteDatabase {
         }
     }
 
-    /// Runs `value` in a read-only transaction (GRDB's async overload), mapping failures to `StorageError`.
+    /// Runs `value` in a read-only transaction (GRDB's async overload), mapping failures to `WotsError`.
     func read<T: Sendable>(_ action: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await self.pool.read(value)
@@ -21,10 +22,10 @@ extension SQLiteDatabase {
         }
     }
 
-    /// Turns whatever GRDB threw into a `StorageError` whose reason holds SQLite's message, never bound values.
+    /// Turns whatever GRDB threw into a `WotsError` whose reason holds SQLite's message, never bound values.
     static func storageError(_ error: any Error, while action: String) -> any Error {
         switch error {
-        case let error as StorageError:
+        case let error as WotsError:
             return error
         case is CancellationError:
             return error
@@ -32,18 +33,18 @@ extension SQLiteDatabase {
             let message = error.message ?? "SQLite error \(error.extendedResultCode.rawValue)"
             if error.resultCode == .SQLITE_CONSTRAINT {
                 if message.contains("directory_entries.nickname") {
-                    return StorageError(.nicknameTaken, "nickname is taken (\(message))")
+                    return WotsError(.nicknameTaken, "nickname is taken (\(message))")
                 }
                 if message.contains("directory_entries.token") || message.contains("private_records.token") {
-                    return StorageError(.tokenTaken, "token is taken (\(message))")
+                    return WotsError(.tokenTaken, "token is taken (\(message))")
                 }
                 if message.contains("mailbox_messages.sender") {
-                    return StorageError(.messageIDConflict, "message id was used by this sender (\(message))")
+                    return WotsError(.messageIDConflict, "message id was used by this sender (\(message))")
                 }
             }
-            return StorageError(.unavailable, "SQLite failed while \(action): \(message)")
+            return WotsError(.storageUnavailable, "SQLite failed while \(action): \(message)")
         default:
-            return StorageError(.unavailable, "SQLite failed while \(action): \(type(of: error))")
+            return WotsError(.storageUnavailable, "SQLite failed while \(action): \(type(of: error))")
         }
     }
 }

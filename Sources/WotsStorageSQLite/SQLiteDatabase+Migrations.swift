@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import WotsCore
 import WotsStorage
 
 extension SQLiteDatabase {
@@ -14,19 +15,19 @@ extension SQLiteDatabase {
     /// The migrations shipped with this build (`schema/sqlite/NNNN_name.sql`), in version order.
     static func bundledMigrations() throws -> [Migration] {
         guard let folder = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
-            throw StorageError(.unavailable, "the SQLite migrations are missing from the WotsStorageSQLite bundle")
+            throw WotsError(.storageUnavailable, "the SQLite migrations are missing from the WotsStorageSQLite bundle")
         }
         let files: [URL]
         do {
             files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
         } catch {
-            throw StorageError(.unavailable, "cannot list the SQLite migrations in \(folder.path)")
+            throw WotsError(.storageUnavailable, "cannot list the SQLite migrations in \(folder.path)")
         }
         let migrations = try files.filter { $0.pathExtension == "sql" }.map { file in
             let name = file.deletingPathExtension().lastPathComponent
             guard let version = name.split(separator: "_").first.flatMap({ Int($0) }) else {
-                throw StorageError(
-                    .unavailable,
+                throw WotsError(
+                    .storageUnavailable,
                     "migration file \(file.lastPathComponent) does not start with a number"
                 )
             }
@@ -34,13 +35,13 @@ extension SQLiteDatabase {
             do {
                 sql = try String(contentsOf: file, encoding: .utf8)
             } catch {
-                throw StorageError(.unavailable, "cannot read migration \(file.lastPathComponent)")
+                throw WotsError(.storageUnavailable, "cannot read migration \(file.lastPathComponent)")
             }
             return Migration(version: version, name: name, sql: sql)
         }.sorted { $0.version < $1.version }
         for (previous, next) in zip(migrations, migrations.dropFirst()) where previous.version == next.version {
-            throw StorageError(
-                .unavailable,
+            throw WotsError(
+                .storageUnavailable,
                 "migrations \(previous.name) and \(next.name) share version \(next.version)"
             )
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
+import WotsCore
 import WotsStorage
 
 /// One SQLite database file shared by the SQLite repositories: a WAL-mode connection pool (one writer, concurrent
@@ -29,7 +30,7 @@ public final class SQLiteDatabase: Sendable {
     ///   - path: the database file; it and missing parent folders are created readable by the owner only.
     ///   - configuration: timeouts and pool size; see `Configuration` for the defaults.
     ///   - logger: where migrations are reported.
-    /// - Throws: `StorageError.unavailable` when the file cannot be opened or a migration fails.
+    /// - Throws: `WotsError` `storage_unavailable` when the file cannot be opened or a migration fails.
     public init(
         path: String,
         configuration: Configuration = Configuration(),
@@ -45,8 +46,8 @@ public final class SQLiteDatabase: Sendable {
                 attributes: [.posixPermissions: 0o700]
             )
         } catch {
-            throw StorageError(
-                .unavailable,
+            throw WotsError(
+                .storageUnavailable,
                 "cannot create the database folder \(folder): \(error.localizedDescription)"
             )
         }
@@ -54,7 +55,7 @@ public final class SQLiteDatabase: Sendable {
         if !FileManager.default.fileExists(atPath: path),
             !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         {
-            throw StorageError(.unavailable, "cannot create the database file \(path)")
+            throw WotsError(.storageUnavailable, "cannot create the database file \(path)")
         }
         var grdb = GRDB.Configuration()
         grdb.foreignKeysEnabled = true
@@ -72,7 +73,7 @@ public final class SQLiteDatabase: Sendable {
         try await self.migrate()
     }
 
-    /// Closes every connection. Later calls on the repositories fail with `StorageError.unavailable`.
+    /// Closes every connection. Later calls on the repositories fail with `WotsError` `storage_unavailable`.
     public func close() throws {
         do {
             try self.pool.close()
@@ -82,7 +83,7 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Checks that the database answers a query (for readiness probes).
-    /// - Throws: `StorageError.unavailable` when it does not.
+    /// - Throws: `WotsError` `storage_unavailable` when it does not.
     public func ping() async throws {
         _ = try await self.read("pinging the database") { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }

@@ -21,7 +21,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 arguments: [entry.nickname.value]
             )
             if nicknameTaken == true {
-                throw StorageError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
+                throw WotsError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
             }
             let tokenTaken = try Bool.fetchOne(
                 db,
@@ -29,7 +29,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 arguments: [entry.token.databaseBytes]
             )
             if tokenTaken == true {
-                throw StorageError(.tokenTaken, "token \(entry.token) is registered already")
+                throw WotsError(.tokenTaken, "token \(entry.token) is registered already")
             }
             try db.execute(
                 sql: """
@@ -120,7 +120,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 ]
             )
             guard let row else {
-                throw StorageError(.notFound, "token \(token) has no directory entry")
+                throw WotsError(.notFound, "token \(token) has no directory entry")
             }
             return try Self.entry(from: row)
         }
@@ -134,7 +134,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 arguments: [now, token.databaseBytes]
             )
             guard db.changesCount > 0 else {
-                throw StorageError(.notFound, "token \(token) has no directory entry")
+                throw WotsError(.notFound, "token \(token) has no directory entry")
             }
         }
     }
@@ -159,7 +159,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 registeredAt: Date(millisecondsSince1970: row["registered_at_ms"])
             )
         } catch {
-            throw StorageError(.corrupted, "the directory entry of \(token) could not be decoded: \(error)")
+            throw WotsError(.storageCorrupted, "the directory entry of \(token) could not be decoded: \(error)")
         }
     }
 }

@@ -25,7 +25,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
         let request = AppendRequest(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
         guard case .stored(let receipt) = try await self.writes.submit(.append(request)) else {
-            throw StorageError(.corrupted, "an append was answered as an acknowledgement")
+            throw WotsError(.storageCorrupted, "an append was answered as an acknowledgement")
         }
         return receipt
     }
@@ -34,7 +34,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         batch envelopes: [Envelope],
         receivedAt: Date,
         mailboxCapacity: Int
-    ) async throws -> [Result<MailboxReceipt, StorageError>] {
+    ) async throws -> [Result<MailboxReceipt, WotsError>] {
         guard !envelopes.isEmpty else { return [] }
         let requests = envelopes.map {
             AppendRequest(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
@@ -64,7 +64,10 @@ public struct SQLiteMailboxRepository: MailboxRepository {
                 do {
                     envelope = try Envelope(serialized: [UInt8](row["envelope"] as Data))
                 } catch {
-                    throw StorageError(.corrupted, "message \(sequence) of \(recipient) could not be decoded: \(error)")
+                    throw WotsError(
+                        .storageCorrupted,
+                        "message \(sequence) of \(recipient) could not be decoded: \(error)"
+                    )
                 }
                 return MailboxMessage(
                     sequence: sequence,
@@ -81,7 +84,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         guard !ids.isEmpty else { return 0 }
         guard case .acknowledged(let count) = try await self.writes.submit(.acknowledge(ids, recipient: recipient))
         else {
-            throw StorageError(.corrupted, "an acknowledgement was answered as an append")
+            throw WotsError(.storageCorrupted, "an acknowledgement was answered as an append")
         }
         return count
     }

@@ -20,7 +20,7 @@ public struct SQLitePrivateRecordRepository: PrivateRecordRepository {
                 arguments: [record.token.databaseBytes]
             )
             if exists == true {
-                throw StorageError(.tokenTaken, "token \(record.token) has a private record already")
+                throw WotsError(.tokenTaken, "token \(record.token) has a private record already")
             }
             try Self.insert(record, replacing: false, in: db)
         }
@@ -93,7 +93,7 @@ public struct SQLitePrivateRecordRepository: PrivateRecordRepository {
         let avatar: Avatar?
         if let preset = row["avatar_preset"] as String? {
             guard let value = Avatar.Preset(rawValue: preset) else {
-                throw StorageError(.corrupted, "the private record of \(token) names an unknown avatar preset")
+                throw WotsError(.storageCorrupted, "the private record of \(token) names an unknown avatar preset")
             }
             avatar = .preset(value)
         } else if let image = row["avatar_image"] as Data? {
@@ -102,7 +102,7 @@ public struct SQLitePrivateRecordRepository: PrivateRecordRepository {
             avatar = nil
         }
         guard let r = UInt32(exactly: row["kdf_r"] as Int64), let p = UInt32(exactly: row["kdf_p"] as Int64) else {
-            throw StorageError(.corrupted, "the private record of \(token) has out-of-range scrypt parameters")
+            throw WotsError(.storageCorrupted, "the private record of \(token) has out-of-range scrypt parameters")
         }
         return PrivateRecord(
             token: token,

@@ -11,7 +11,7 @@ extension Token {
         do {
             try self.init(bytes: [UInt8](data))
         } catch {
-            throw StorageError(.corrupted, "a stored token is \(data.count) bytes, not 16")
+            throw WotsError(.storageCorrupted, "a stored token is \(data.count) bytes, not 16")
         }
     }
 }

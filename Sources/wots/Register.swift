@@ -43,7 +43,7 @@ struct Register: AsyncParsableCommand {
         if let avatarPreset {
             do {
                 _ = try Avatar.preset(named: avatarPreset)
-            } catch let error as DomainError {
+            } catch let error as WotsError {
                 throw ValidationError(error.reason)
             }
         }

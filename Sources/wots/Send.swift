@@ -39,7 +39,7 @@ struct Send: AsyncParsableCommand {
         if !self.text.isEmpty {
             do {
                 try Messenger.validateMessage(self.text.joined(separator: " "))
-            } catch let error as ClientError {
+            } catch let error as WotsError {
                 throw ValidationError(error.reason)
             }
         }
@@ -51,7 +51,7 @@ struct Send: AsyncParsableCommand {
             if Terminal.stdinIsTerminal { Terminal.note("type the message, then Ctrl-D:") }
             let data = FileHandle.standardInput.readDataToEndOfFile()
             guard let read = String(data: data, encoding: .utf8) else {
-                throw ClientError(.invalidInput, "the message on stdin is not UTF-8 text")
+                throw WotsError(.invalidInput, "the message on stdin is not UTF-8 text")
             }
             message = read.hasSuffix("\n") ? String(read.dropLast()) : read
         }

@@ -25,7 +25,7 @@ struct Unregister: AsyncParsableCommand {
             }
             Terminal.note("this deletes \(profile.nickname) at \(messenger.relay.baseURL) for good; type the nickname:")
             guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == profile.nickname.value else {
-                throw ClientError(.invalidInput, "not confirmed; nothing was deleted")
+                throw WotsError(.invalidInput, "not confirmed; nothing was deleted")
             }
         }
         let removed = try await messenger.unregister()

@@ -33,7 +33,7 @@ struct Wots: AsyncParsableCommand {
         if let relay {
             do {
                 _ = try RelayClient.normalize(relay)
-            } catch let error as ClientError {
+            } catch let error as WotsError {
                 throw ValidationError(error.reason)
             }
         }
@@ -59,7 +59,7 @@ struct Wots: AsyncParsableCommand {
         if let name = environment["WOTS_KDF_COST"], !name.isEmpty {
             guard let chosen = KeyDerivationCost(rawValue: name) else {
                 let names = KeyDerivationCost.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ClientError(.invalidInput, "WOTS_KDF_COST=\(name) is unknown (one of: \(names))")
+                throw WotsError(.invalidInput, "WOTS_KDF_COST=\(name) is unknown (one of: \(names))")
             }
             cost = chosen
         }
@@ -79,11 +79,7 @@ struct Wots: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let error as ClientError {
-            Terminal.fail(error.reason)
-        } catch let error as DomainError {
-            Terminal.fail(error.reason)
-        } catch let error as CryptoError {
+        } catch let error as WotsError {
             Terminal.fail(error.reason)
         } catch is CancellationError {
             Foundation.exit(130)
@@ -109,7 +105,7 @@ struct SecretOptions: ParsableArguments {
 func parseNickname(_ text: String) throws -> Nickname {
     do {
         return try Nickname(text)
-    } catch let error as DomainError {
+    } catch let error as WotsError {
         throw ValidationError(error.reason)
     }
 }

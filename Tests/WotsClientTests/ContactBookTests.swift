@@ -30,7 +30,7 @@ import WotsTesting
         var book = ContactBook()
         book.pin(bob.entry())
         let changed = bobWithOtherKeys
-        let error = #expect(throws: ClientError.self) {
+        let error = #expect(throws: WotsError.self) {
             var copy = book
             _ = try copy.check(changed)
         }

@@ -75,7 +75,7 @@ import WotsTesting
         defer { folder.remove() }
         let store = LocalStore(home: folder.home)
         try store.create(try aliceAccount())
-        #expect(throws: ClientError(.alreadyRegistered, "")) { try store.create(try aliceAccount()) }
+        #expect(throws: WotsError(.alreadyRegistered, "")) { try store.create(try aliceAccount()) }
     }
 
     @Test func aHomeOpenToOtherUsersIsRefused() throws {
@@ -84,7 +84,7 @@ import WotsTesting
         try FileManager.default.createDirectory(at: folder.home, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.home.path)
         let store = LocalStore(home: folder.home)
-        let error = #expect(throws: ClientError.self) { try store.create(try aliceAccount()) }
+        let error = #expect(throws: WotsError.self) { try store.create(try aliceAccount()) }
         #expect(error?.code == .localStore)
         #expect(error?.reason.contains("chmod 700") == true)
     }
@@ -92,7 +92,7 @@ import WotsTesting
     @Test func aMissingAccountSaysHowToMakeOne() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let error = #expect(throws: ClientError.self) { try LocalStore(home: folder.home).account() }
+        let error = #expect(throws: WotsError.self) { try LocalStore(home: folder.home).account() }
         #expect(error?.code == .notRegistered)
         #expect(error?.reason.contains("wots register") == true)
     }

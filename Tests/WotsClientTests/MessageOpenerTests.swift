@@ -62,7 +62,7 @@ import WotsTesting
         let message = try #require(opened)
         #expect(!message.isValid)
         #expect(message.text == nil)
-        #expect(message.problem?.code == "bad_signature")
+        #expect(message.problem?.code == .badSignature)
         #expect(message.from == bob.nickname)
     }
 
@@ -72,14 +72,14 @@ import WotsTesting
         tampered.envelope.ciphertext[0] ^= 0x01
         let opened = try await opener.open(tampered)
         let message = try #require(opened)
-        #expect(message.problem?.code == "bad_signature")
+        #expect(message.problem?.code == .badSignature)
     }
 
     @Test func aMessageForSomeoneElseIsRefused() async throws {
         var opener = try aliceOpener()
         let opened = try await opener.open(try delivered("for bob", from: mallory, to: bob))
         let message = try #require(opened)
-        #expect(message.problem?.code == "not_for_me")
+        #expect(message.problem?.code == .notForMe)
     }
 
     @Test func aRedeliveredMessageIsDroppedOnceSeen() async throws {

@@ -1,8 +1,6 @@
 import Foundation
-import Logging
 import Testing
 import WotsCore
-import WotsStorage
 import WotsTesting
 
 @testable import WotsClient
@@ -12,7 +10,7 @@ struct RefusingRelay: SaveParticipant {
     struct Item: Sendable {}
 
     func save(_ item: Item) async throws {
-        throw ClientError(ClientError.Code(relayCode: "nickname_taken"), "nickname \"alice\" is taken", status: 409)
+        throw WotsError(.nicknameTaken, "nickname \"alice\" is taken")
     }
 
     func undo(_ item: Item) async throws {}
@@ -44,10 +42,9 @@ struct RefusingRelay: SaveParticipant {
         let coordinator = SaveCoordinator(
             publicHalf: RefusingRelay(),
             privateHalf: LocalKeyStore(store: store),
-            bus: bus,
-            logger: Logger(label: "test")
+            bus: bus
         )
-        let error = await #expect(throws: ClientError.self) {
+        let error = await #expect(throws: WotsError.self) {
             try await coordinator.save(
                 token: alice.token,
                 nickname: alice.nickname,
@@ -55,7 +52,7 @@ struct RefusingRelay: SaveParticipant {
                 privateItem: try account()
             )
         }
-        #expect(error?.code == ClientError.Code(relayCode: "nickname_taken"))
+        #expect(error?.code == .nicknameTaken)
         #expect(!store.hasAccount)
         let left = (try? FileManager.default.contentsOfDirectory(atPath: folder.home.path)) ?? []
         #expect(left.isEmpty, "left behind: \(left)")

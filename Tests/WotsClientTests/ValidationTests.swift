@@ -11,12 +11,12 @@ import WotsCore
 
     @Test(arguments: ["ftp://relay", "relay.example.org", "http://", "http://h/?q=1"])
     func otherRelayURLsAreRefused(_ url: String) {
-        #expect(throws: ClientError(.invalidInput, "")) { try RelayClient.normalize(url) }
+        #expect(throws: WotsError(.invalidInput, "")) { try RelayClient.normalize(url) }
     }
 
     @Test func emptyAndOversizedMessagesAreRefused() throws {
-        #expect(throws: ClientError(.invalidInput, "")) { try Messenger.validateMessage("") }
-        let error = #expect(throws: ClientError.self) {
+        #expect(throws: WotsError(.invalidInput, "")) { try Messenger.validateMessage("") }
+        let error = #expect(throws: WotsError.self) {
             try Messenger.validateMessage(String(repeating: "x", count: Messenger.maximumMessageSize + 1))
         }
         #expect(error?.reason.contains("at most 60000") == true)
@@ -24,7 +24,7 @@ import WotsCore
     }
 
     @Test func aNewSecretNeedsEightCharacters() throws {
-        let error = #expect(throws: ClientError.self) { try SecretSource.validateNew("short") }
+        let error = #expect(throws: WotsError.self) { try SecretSource.validateNew("short") }
         #expect(error?.reason.contains("at least 8") == true)
         try SecretSource.validateNew("long enough")
     }
@@ -35,7 +35,7 @@ import WotsCore
         let file = folder.url.appendingPathComponent("secret")
         try Data("correct horse\nignored\n".utf8).write(to: file)
         #expect(try SecretSource.file(file).read(prompt: "") == "correct horse")
-        let missing = #expect(throws: ClientError.self) {
+        let missing = #expect(throws: WotsError.self) {
             try SecretSource.file(folder.url.appendingPathComponent("none")).read(prompt: "")
         }
         #expect(missing?.code == .secretUnavailable)
@@ -55,10 +55,10 @@ import WotsCore
         #expect(try Avatar.load(file: png) == .image([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]))
         let text = folder.url.appendingPathComponent("a.txt")
         try Data("hello".utf8).write(to: text)
-        #expect(throws: ClientError(.invalidInput, "")) { try Avatar.load(file: text) }
+        #expect(throws: WotsError(.invalidInput, "")) { try Avatar.load(file: text) }
         let big = folder.url.appendingPathComponent("big.png")
         try Data([0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 0, count: 70_000)).write(to: big)
-        let error = #expect(throws: ClientError.self) { try Avatar.load(file: big) }
+        let error = #expect(throws: WotsError.self) { try Avatar.load(file: big) }
         #expect(error?.reason.contains("at most 65536") == true)
     }
 }

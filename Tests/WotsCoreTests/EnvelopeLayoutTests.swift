@@ -47,14 +47,14 @@ import WotsCore
     @Test func everyTruncationIsRefusedWithoutACrash() throws {
         let bytes = try Self.sample().serialized
         for length in 0..<bytes.count {
-            #expect(throws: DomainError.self) { try Envelope(serialized: Array(bytes.prefix(length))) }
+            #expect(throws: WotsError.self) { try Envelope(serialized: Array(bytes.prefix(length))) }
         }
-        #expect(throws: DomainError(.malformedEnvelope, "")) { try Envelope(serialized: bytes + [0]) }
+        #expect(throws: WotsError(.malformedEnvelope, "")) { try Envelope(serialized: bytes + [0]) }
     }
 
     @Test func anotherVersionIsRefusedAsUnsupported() throws {
         var bytes = try Self.sample().serialized
         bytes[0] = 2
-        #expect(throws: DomainError(.unsupportedVersion, "")) { try Envelope(serialized: bytes) }
+        #expect(throws: WotsError(.unsupportedVersion, "")) { try Envelope(serialized: bytes) }
     }
 }

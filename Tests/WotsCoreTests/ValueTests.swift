@@ -9,7 +9,7 @@ import WotsCore
 
     @Test(arguments: ["al", String(repeating: "a", count: 33), "bad name", "émile", "a/b", ""])
     func invalidNicknamesAreRefusedWithTheRule(text: String) {
-        #expect(throws: DomainError(.invalidNickname, "")) { try Nickname(text) }
+        #expect(throws: WotsError(.invalidNickname, "")) { try Nickname(text) }
     }
 
     @Test func theRefusalNamesTheValueAndTheRule() {
@@ -31,7 +31,7 @@ import WotsCore
 
     @Test(arguments: ["", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxy1", "abcdefghijklmnopqrstuvwxyz"])
     func nonCanonicalSpellingsAreRefused(text: String) {
-        #expect(throws: DomainError(.invalidToken, "")) { try Token(text) }
+        #expect(throws: WotsError(.invalidToken, "")) { try Token(text) }
     }
 }
 
@@ -53,12 +53,12 @@ import WotsCore
 
     @Test(arguments: ["", "garbage!", "bjE6", String(repeating: "A", count: 200)])
     func cursorsNotIssuedByTheRelayAreRefused(text: String) {
-        #expect(throws: DomainError(.invalidCursor, "")) { try Cursor(text) }
+        #expect(throws: WotsError(.invalidCursor, "")) { try Cursor(text) }
     }
 
     @Test(arguments: [0, -1, 101])
     func pageLimitsOutside1To100AreRefused(limit: Int) {
-        #expect(throws: DomainError(.invalidPageLimit, "")) { try PageLimit(limit) }
+        #expect(throws: WotsError(.invalidPageLimit, "")) { try PageLimit(limit) }
     }
 }
 
@@ -70,11 +70,11 @@ import WotsCore
     }
 
     @Test func oversizedOrNonImageAvatarsAreRefused() throws {
-        #expect(throws: DomainError(.invalidAvatar, "")) {
+        #expect(throws: WotsError(.invalidAvatar, "")) {
             try Avatar.validatedImage([0xFF, 0xD8, 0xFF] + Array(repeating: 0, count: 65_536))
         }
-        #expect(throws: DomainError(.invalidAvatar, "")) { try Avatar.validatedImage(Array("GIF89a".utf8)) }
-        #expect(throws: DomainError(.invalidAvatar, "")) { try Avatar.preset(named: "unicorn") }
+        #expect(throws: WotsError(.invalidAvatar, "")) { try Avatar.validatedImage(Array("GIF89a".utf8)) }
+        #expect(throws: WotsError(.invalidAvatar, "")) { try Avatar.preset(named: "unicorn") }
         #expect(try Avatar.preset(named: "Dragon") == .preset(.dragon))
     }
 }

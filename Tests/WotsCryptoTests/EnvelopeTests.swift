@@ -92,7 +92,7 @@ import WotsTesting
 
     @Test func relayRefusesAnEnvelopeCheckedAgainstSomeoneElsesKeys() throws {
         let envelope = try sealFromAliceToBob()
-        #expect(throws: CryptoError(.senderKeyMismatch, "")) {
+        #expect(throws: WotsError(.senderKeyMismatch, "")) {
             try envelope.verifySignature(senderKeys: mallory.publicKeys)
         }
     }
@@ -105,7 +105,7 @@ import WotsTesting
 
         var testDescription: String { self.rawValue }
 
-        var expected: CryptoError.Code {
+        var expected: ErrorCode {
             switch self {
             case .version: .unsupportedVersion
             case .senderFingerprint: .senderKeyMismatch
@@ -151,14 +151,14 @@ import WotsTesting
     @Test(arguments: Tamper.allCases)
     func flippingOneBitAnywhereIsRefusedWithTheRightReason(_ tamper: Tamper) throws {
         let envelope = try tamper.apply(to: try sealFromAliceToBob())
-        let error = try #require(throws: CryptoError.self) { try bobOpens(envelope) }
+        let error = try #require(throws: WotsError.self) { try bobOpens(envelope) }
         #expect(error.code == tamper.expected, "\(tamper): \(error)")
     }
 
     @Test(arguments: Tamper.allCases.filter { $0 != .recipient && $0 != .recipientFingerprint })
     func relayRefusesTamperedEnvelopesWithoutOpeningThem(_ tamper: Tamper) throws {
         let envelope = try tamper.apply(to: try sealFromAliceToBob())
-        let error = try #require(throws: CryptoError.self) {
+        let error = try #require(throws: WotsError.self) {
             try envelope.verifySignature(senderKeys: alice.publicKeys)
         }
         #expect(error.code == tamper.expected)
@@ -178,8 +178,8 @@ import WotsTesting
             recipientKeys: bob.publicKeys
         )
         #expect(forged.header.sender == alice.token)
-        #expect(throws: CryptoError(.senderKeyMismatch, "")) { try bobOpens(forged) }
-        #expect(throws: CryptoError(.senderKeyMismatch, "")) { try bobOpens(envelope) }
+        #expect(throws: WotsError(.senderKeyMismatch, "")) { try bobOpens(forged) }
+        #expect(throws: WotsError(.senderKeyMismatch, "")) { try bobOpens(envelope) }
     }
 
     @Test func envelopeReattributedToTheReSignerDoesNotDecrypt() throws {
@@ -190,26 +190,26 @@ import WotsTesting
         envelope.header.senderFingerprint = mallory.fingerprint
         envelope.signature = try resign(envelope, as: mallory)
         try envelope.verifySignature(senderKeys: mallory.publicKeys)
-        #expect(throws: CryptoError(.decryptionFailed, "")) { try bobOpens(envelope, claimedSender: mallory) }
-        #expect(throws: CryptoError(.senderKeyMismatch, "")) { try bobOpens(envelope, claimedSender: alice) }
+        #expect(throws: WotsError(.decryptionFailed, "")) { try bobOpens(envelope, claimedSender: mallory) }
+        #expect(throws: WotsError(.senderKeyMismatch, "")) { try bobOpens(envelope, claimedSender: alice) }
     }
 
     @Test func envelopeReaddressedToAnotherRecipientIsRefused() throws {
         var envelope = try sealFromAliceToBob()
         envelope.header.recipient = carol.token
         envelope.header.recipientFingerprint = carol.fingerprint
-        #expect(throws: CryptoError(.badSignature, "")) {
+        #expect(throws: WotsError(.badSignature, "")) {
             try envelope.open(as: carol.token, identity: carol.identity, senderKeys: alice.publicKeys)
         }
     }
 
     @Test func envelopeOpenedByTheWrongRecipientIsNotForThem() throws {
         let envelope = try sealFromAliceToBob()
-        #expect(throws: CryptoError(.notForMe, "")) {
+        #expect(throws: WotsError(.notForMe, "")) {
             try envelope.open(as: carol.token, identity: carol.identity, senderKeys: alice.publicKeys)
         }
         // Even claiming bob's token, carol's keys are not the ones named in the header.
-        #expect(throws: CryptoError(.notForMe, "")) {
+        #expect(throws: WotsError(.notForMe, "")) {
             try envelope.open(as: bob.token, identity: carol.identity, senderKeys: alice.publicKeys)
         }
     }
@@ -217,7 +217,7 @@ import WotsTesting
     @Test func envelopeForAnOldKeyOfTheRecipientIsNotForTheNewKey() throws {
         let envelope = try sealFromAliceToBob()
         // Bob's token, but mallory's keys standing in for bob's rotated keys.
-        #expect(throws: CryptoError(.notForMe, "")) {
+        #expect(throws: WotsError(.notForMe, "")) {
             try envelope.open(as: bob.token, identity: mallory.identity, senderKeys: alice.publicKeys)
         }
     }
@@ -281,18 +281,18 @@ import WotsTesting
     @Test func envelopeWithAMissingOrShortSignatureIsRefused() throws {
         var envelope = try sealFromAliceToBob()
         envelope.signature = []
-        #expect(throws: CryptoError(.badSignature, "")) { try bobOpens(envelope) }
+        #expect(throws: WotsError(.badSignature, "")) { try bobOpens(envelope) }
         envelope.signature = [0x01]
-        #expect(throws: CryptoError(.badSignature, "")) { try bobOpens(envelope) }
+        #expect(throws: WotsError(.badSignature, "")) { try bobOpens(envelope) }
     }
 
     @Test func unusableSenderKeysAreRefusedAsInvalid() throws {
         let envelope = try sealFromAliceToBob()
         let garbageKeys = PublicKeys(signing: [1, 2, 3], encryption: [4, 5, 6])
-        #expect(throws: CryptoError(.invalidKey, "")) {
+        #expect(throws: WotsError(.invalidKey, "")) {
             try envelope.open(as: bob.token, identity: bob.identity, senderKeys: garbageKeys)
         }
-        #expect(throws: CryptoError(.invalidKey, "")) {
+        #expect(throws: WotsError(.invalidKey, "")) {
             try Envelope.seal(
                 plaintext: [1],
                 from: alice.token,

@@ -92,14 +92,14 @@ import WotsTesting
         ("private key", TestIdentities.privateKeyDER("alice", "signing")),
     ])
     func unusablePublicKeysAreRefused(_ name: String, _ der: [UInt8]) {
-        #expect(throws: CryptoError(.invalidKey, ""), "\(name)") { try SigningPublicKey(spkiDER: der) }
-        #expect(throws: CryptoError(.invalidKey, ""), "\(name)") { try EncryptionPublicKey(spkiDER: der) }
+        #expect(throws: WotsError(.invalidKey, ""), "\(name)") { try SigningPublicKey(spkiDER: der) }
+        #expect(throws: WotsError(.invalidKey, ""), "\(name)") { try EncryptionPublicKey(spkiDER: der) }
     }
 
     @Test func everyTruncationOfAPublicKeyIsRefused() {
         let der = TestIdentities.bob.publicKeys.encryption
         for length in 0..<der.count {
-            #expect(throws: CryptoError(.invalidKey, "")) { try EncryptionPublicKey(spkiDER: Array(der[..<length])) }
+            #expect(throws: WotsError(.invalidKey, "")) { try EncryptionPublicKey(spkiDER: Array(der[..<length])) }
         }
     }
 
@@ -112,18 +112,18 @@ import WotsTesting
     ])
     func unusablePrivateKeysAreRefused(_ name: String, _ der: [UInt8]) {
         let good = TestIdentities.privateKeyDER("bob", "encryption")
-        #expect(throws: CryptoError(.invalidKey, ""), "\(name)") {
+        #expect(throws: WotsError(.invalidKey, ""), "\(name)") {
             try IdentityKeys(signingPKCS8DER: der, encryptionPKCS8DER: good)
         }
     }
 
     @Test func oneKeyForBothUsesIsRefused() {
         let der = TestIdentities.privateKeyDER("alice", "signing")
-        #expect(throws: CryptoError(.invalidKey, "")) {
+        #expect(throws: WotsError(.invalidKey, "")) {
             try IdentityKeys(signingPKCS8DER: der, encryptionPKCS8DER: der)
         }
         let keys = TestIdentities.alice.publicKeys
-        #expect(throws: CryptoError(.invalidKey, "")) {
+        #expect(throws: WotsError(.invalidKey, "")) {
             try PublicKeys(signing: keys.signing, encryption: keys.signing).validate()
         }
     }
@@ -146,9 +146,9 @@ import WotsTesting
     }
 
     @Test func errorsCompareByCodeAndDescribeThemselvesByReason() {
-        let error = CryptoError(.badSignature, "envelope x signature does not verify")
-        #expect(error == CryptoError(.badSignature, "other words"))
-        #expect(error != CryptoError(.notForMe, "envelope x signature does not verify"))
+        let error = WotsError(.badSignature, "envelope x signature does not verify")
+        #expect(error == WotsError(.badSignature, "other words"))
+        #expect(error != WotsError(.notForMe, "envelope x signature does not verify"))
         #expect(error.description == "envelope x signature does not verify")
         #expect(error.code.description == "bad_signature")
     }

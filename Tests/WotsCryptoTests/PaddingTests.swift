@@ -1,4 +1,5 @@
 import Testing
+import WotsCore
 
 @testable import WotsCrypto
 
@@ -22,13 +23,13 @@ import Testing
 
     @Test func brokenPaddingIsMalformed() {
         var noMarker = [UInt8](repeating: 0, count: 256)
-        #expect(throws: CryptoError(.malformed, "")) { try MessagePadding.unpad(noMarker) }
+        #expect(throws: WotsError(.malformed, "")) { try MessagePadding.unpad(noMarker) }
         noMarker[10] = 0x81
-        #expect(throws: CryptoError(.malformed, "")) { try MessagePadding.unpad(noMarker) }
-        #expect(throws: CryptoError(.malformed, "")) { try MessagePadding.unpad([]) }
-        #expect(throws: CryptoError(.malformed, "")) { try MessagePadding.unpad([0x41, 0x80]) }
+        #expect(throws: WotsError(.malformed, "")) { try MessagePadding.unpad(noMarker) }
+        #expect(throws: WotsError(.malformed, "")) { try MessagePadding.unpad([]) }
+        #expect(throws: WotsError(.malformed, "")) { try MessagePadding.unpad([0x41, 0x80]) }
         var tooLong = [UInt8](repeating: 0, count: 512)
         tooLong[0] = 0x80
-        #expect(throws: CryptoError(.malformed, "")) { try MessagePadding.unpad(tooLong) }
+        #expect(throws: WotsError(.malformed, "")) { try MessagePadding.unpad(tooLong) }
     }
 }

@@ -69,10 +69,10 @@ import WotsTesting
     @Test func loginLayoutIsLabelRelayNonceToken() throws {
         let bytes = try AuthenticationProof.signedBytes(relayID: [0xAA, 0xBB], nonce: [0xCC], token: alice.token)
         #expect(bytes == Array("wots-auth-v1\0".utf8) + [0, 2, 0xAA, 0xBB, 0, 1, 0xCC] + alice.token.bytes)
-        #expect(throws: CryptoError(.malformed, "")) {
+        #expect(throws: WotsError(.malformed, "")) {
             try AuthenticationProof.signedBytes(relayID: [], nonce: [1], token: alice.token)
         }
-        #expect(throws: CryptoError(.malformed, "")) {
+        #expect(throws: WotsError(.malformed, "")) {
             try alice.identity.signAuthentication(
                 relayID: relayID,
                 nonce: [UInt8](repeating: 0, count: 70_000),
@@ -105,12 +105,12 @@ import WotsTesting
             nonce: nonce,
             token: alice.token
         )
-        #expect(throws: CryptoError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }
+        #expect(throws: WotsError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }
         // Even when the login "relay id" is the envelope's whole signed body, the labels keep them apart.
         let body = Array(envelope.signedBytes.dropFirst(Envelope.signatureLabel.count))
         let asLogin = try alice.identity.signAuthentication(relayID: body, nonce: [0], token: alice.token)
         spliced.signature = asLogin
-        #expect(throws: CryptoError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }
+        #expect(throws: WotsError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }
     }
 
     // MARK: - Registration
@@ -167,7 +167,7 @@ import WotsTesting
 
     @Test func registeringSomeoneElsesKeysCannotBeProven() throws {
         // Mallory registers alice's public keys under her own name: she cannot sign with alice's key.
-        #expect(throws: CryptoError(.invalidKey, "")) {
+        #expect(throws: WotsError(.invalidKey, "")) {
             try RegistrationProof.sign(
                 token: mallory.token,
                 nickname: mallory.nickname,

@@ -72,7 +72,7 @@ import WotsTesting
         KeyDerivationParameters(salt: [UInt8](repeating: 1, count: 16), n: 1024, r: 8, p: 1_000),
     ])
     func hostileOrBrokenParametersAreRefused(_ parameters: KeyDerivationParameters) {
-        #expect(throws: CryptoError(.malformed, "")) { try SecretKeys.derive(secret: "x", parameters: parameters) }
+        #expect(throws: WotsError(.malformed, "")) { try SecretKeys.derive(secret: "x", parameters: parameters) }
     }
 
     @Test func randomParametersHaveAFreshSaltAndTheDefaultCost() {
@@ -102,7 +102,7 @@ import WotsTesting
 
     @Test func privateRecordRefusesAWrongSecret() throws {
         let record = try alice.privateRecord()
-        #expect(throws: CryptoError(.wrongSecret, "")) { try record.openIdentity(secret: "not alice's secret") }
+        #expect(throws: WotsError(.wrongSecret, "")) { try record.openIdentity(secret: "not alice's secret") }
         let wrong = try SecretKeys.derive(secret: "not alice's secret", parameters: record.keyDerivation)
         #expect(!record.verifies(authenticationKey: wrong.authenticationKey))
         #expect(!record.verifies(authenticationKey: []))
@@ -118,27 +118,27 @@ import WotsTesting
         let keys = try SecretKeys.derive(secret: alice.secret, parameters: parameters)
         let sealed = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys)
         #expect(try sealed.open(token: alice.token, keys: keys).fingerprint == alice.fingerprint)
-        #expect(throws: CryptoError(.wrongSecret, "")) { try sealed.open(token: TestIdentities.bob.token, keys: keys) }
+        #expect(throws: WotsError(.wrongSecret, "")) { try sealed.open(token: TestIdentities.bob.token, keys: keys) }
     }
 
     @Test func sealedKeysWithTheRightVerifierButAChangedBlobDoNotOpen() throws {
         var record = try alice.privateRecord()
         record.sealedPrivateKeys[40] ^= 0x01
-        #expect(throws: CryptoError(.wrongSecret, "")) { try record.openIdentity(secret: alice.secret) }
+        #expect(throws: WotsError(.wrongSecret, "")) { try record.openIdentity(secret: alice.secret) }
     }
 
     @Test func truncatedOrGarbageSealedKeysAreRefused() throws {
         let keys = try SecretKeys.derive(secret: alice.secret, parameters: parameters)
         let sealed = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys).bytes
         for length in [0, 1, 12, 28, 29, 100, sealed.count - 1] {
-            #expect(throws: CryptoError.self) {
+            #expect(throws: WotsError.self) {
                 try SealedPrivateKeys(bytes: Array(sealed[..<length])).open(token: alice.token, keys: keys)
             }
         }
-        #expect(throws: CryptoError(.unsupportedVersion, "")) {
+        #expect(throws: WotsError(.unsupportedVersion, "")) {
             try SealedPrivateKeys(bytes: [2] + sealed.dropFirst()).open(token: alice.token, keys: keys)
         }
-        #expect(throws: CryptoError(.wrongSecret, "")) {
+        #expect(throws: WotsError(.wrongSecret, "")) {
             try SealedPrivateKeys(bytes: [1] + SecureRandom.bytes(3_000)).open(token: alice.token, keys: keys)
         }
     }

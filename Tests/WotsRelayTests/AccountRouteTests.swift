@@ -50,7 +50,7 @@ import WotsTesting
                 body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key))
             )
             #expect(response.status == .forbidden)
-            #expect(response.errorCode == "wrong_secret")
+            #expect(response.errorCode == .wrongSecret)
         }
     }
 
@@ -67,7 +67,7 @@ import WotsTesting
             for _ in 0..<3 {
                 #expect(
                     try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong)).errorCode
-                        == "wrong_secret"
+                        == .wrongSecret
                 )
             }
             let limited = try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong))
@@ -116,7 +116,7 @@ import WotsTesting
                 session: session,
                 body: try jsonBody(onlyNew)
             )
-            #expect(refused.errorCode == "bad_proof")
+            #expect(refused.errorCode == .badProof)
             let request = RotationRequest(
                 publicKeys: newIdentity.publicKeys,
                 privateRecord: record,
@@ -165,7 +165,7 @@ import WotsTesting
             #expect(rotated.status == .ok)
 
             let toOldKey = try await client.send(try seal("stale", from: alice, to: bob), session: aliceSession)
-            #expect(toOldKey.errorCode == "recipient_key_changed")
+            #expect(toOldKey.errorCode == .recipientKeyChanged)
             let signedByOldKey = try await client.send(try seal("old", from: bob, to: alice), session: bobSession)
             #expect(signedByOldKey.status == .badRequest, "\(signedByOldKey.errorMessage ?? "")")
             let toNewKey = try await client.send(try seal("fresh", from: alice, to: rotatedBob), session: aliceSession)
@@ -212,7 +212,7 @@ import WotsTesting
                 method: .post,
                 body: try jsonBody(try client.registrationRequest(for: carolAsBob()))
             )
-            #expect(again.errorCode == "nickname_taken")
+            #expect(again.errorCode == .nicknameTaken)
         }
     }
 
@@ -245,7 +245,7 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             let response = try await client.request("/readyz", method: .get)
             #expect(response.status == .serviceUnavailable)
-            #expect(response.errorCode == "not_ready")
+            #expect(response.errorCode == .notReady)
         }
     }
 }

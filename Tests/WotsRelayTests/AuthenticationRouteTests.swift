@@ -45,7 +45,7 @@ import WotsTesting
             #expect(first.status == .ok)
             let replay = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(request))
             #expect(replay.status == .unauthorized)
-            #expect(replay.errorCode == "challenge_invalid")
+            #expect(replay.errorCode == .challengeInvalid)
         }
     }
 
@@ -58,7 +58,7 @@ import WotsTesting
             let (_, request) = try await self.signedSession(client, signer: alice, claiming: alice.token)
             try await Task.sleep(for: .milliseconds(20))
             let response = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(request))
-            #expect(response.errorCode == "challenge_invalid")
+            #expect(response.errorCode == .challengeInvalid)
         }
     }
 
@@ -73,7 +73,7 @@ import WotsTesting
             )
             let response = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(forged))
             #expect(response.status == .unauthorized)
-            #expect(response.errorCode == "bad_signature")
+            #expect(response.errorCode == .badSignature)
         }
     }
 
@@ -88,7 +88,7 @@ import WotsTesting
                 relayID: Array(repeating: 7, count: 16)
             )
             let response = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(request))
-            #expect(response.errorCode == "bad_signature")
+            #expect(response.errorCode == .badSignature)
         }
     }
 
@@ -98,7 +98,7 @@ import WotsTesting
             let (_, request) = try await self.signedSession(client, signer: alice, claiming: alice.token)
             let response = try await client.request("/v1/auth/session", method: .post, body: try jsonBody(request))
             #expect(response.status == .unauthorized)
-            #expect(response.errorCode == "unknown_token")
+            #expect(response.errorCode == .unknownToken)
         }
     }
 

@@ -60,7 +60,7 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             let response = try await client.request("/v1/directory?limit=\(limit)", method: .get)
             #expect(response.status == .badRequest)
-            #expect(response.errorCode == "invalid_limit")
+            #expect(response.errorCode == .invalidPageLimit)
             #expect(response.errorMessage?.contains("100") == true)
         }
     }
@@ -70,7 +70,7 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             let response = try await client.request("/v1/directory?after=not-a-cursor", method: .get)
             #expect(response.status == .badRequest)
-            #expect(response.errorCode == "invalid_cursor")
+            #expect(response.errorCode == .invalidCursor)
         }
     }
 
@@ -79,7 +79,7 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             let response = try await client.request("/v1/directory/nobody", method: .get)
             #expect(response.status == .notFound)
-            #expect(response.errorCode == "unknown_nickname")
+            #expect(response.errorCode == .unknownNickname)
         }
     }
 }

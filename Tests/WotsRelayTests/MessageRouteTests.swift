@@ -69,7 +69,7 @@ import WotsTesting
                 session: sessions["alice"]!
             )
             #expect(response.status == .conflict)
-            #expect(response.errorCode == "message_id_conflict")
+            #expect(response.errorCode == .messageIDConflict)
         }
     }
 
@@ -78,7 +78,7 @@ import WotsTesting
             let forged = try seal("from alice, honest", from: alice, to: bob)
             let response = try await client.send(forged, session: sessions["mallory"]!)
             #expect(response.status == .forbidden)
-            #expect(response.errorCode == "sender_mismatch")
+            #expect(response.errorCode == .senderMismatch)
             #expect(try await client.mailbox(session: sessions["bob"]!).isEmpty)
         }
     }
@@ -89,7 +89,7 @@ import WotsTesting
             envelope.ciphertext[0] ^= 1
             let response = try await client.send(envelope, session: sessions["alice"]!)
             #expect(response.status == .badRequest)
-            #expect(response.errorCode == "bad_signature")
+            #expect(response.errorCode == .badSignature)
             #expect(try await client.mailbox(session: sessions["bob"]!).isEmpty)
         }
     }
@@ -116,7 +116,7 @@ import WotsTesting
             let envelope = try seal(String(repeating: "x", count: 5_000), from: alice, to: bob)
             let response = try await client.send(envelope, session: sessions["alice"]!)
             #expect(response.status == .contentTooLarge)
-            #expect(response.errorCode == "envelope_too_large")
+            #expect(response.errorCode == .envelopeTooLarge)
         }
     }
 
@@ -140,7 +140,7 @@ import WotsTesting
                 session: sessions["alice"]!
             )
             #expect(response.status == .notFound)
-            #expect(response.errorCode == "unknown_recipient")
+            #expect(response.errorCode == .unknownRecipient)
         }
     }
 
@@ -156,7 +156,7 @@ import WotsTesting
             }
             let refused = try await client.send(try seal("3", from: alice, to: bob), session: sessions["alice"]!)
             #expect(refused.status == .tooManyRequests)
-            #expect(refused.errorCode == "mailbox_full")
+            #expect(refused.errorCode == .mailboxFull)
             #expect(refused.headers[.retryAfter] != nil)
             #expect(try await client.mailbox(session: sessions["bob"]!).count == 2)
         }
@@ -206,7 +206,7 @@ import WotsTesting
                 session: sessions["alice"]!
             )
             #expect(response.status == .tooManyRequests)
-            #expect(response.errorCode == "rate_limited")
+            #expect(response.errorCode == .rateLimited)
             #expect(response.headers[.retryAfter] != nil)
         }
     }

@@ -33,7 +33,7 @@ import WotsTesting
             let request = try client.registrationRequest(for: bob, nickname: alice.nickname.value.uppercased())
             let response = try await client.request("/v1/register", method: .post, body: try jsonBody(request))
             #expect(response.status == .conflict)
-            #expect(response.errorCode == "nickname_taken")
+            #expect(response.errorCode == .nicknameTaken)
         }
         #expect(try await harness.relay.storage.privateRecords.record(for: bob.token) == nil)
     }
@@ -45,7 +45,7 @@ import WotsTesting
             let again = try client.registrationRequest(for: alice, nickname: "alice-two")
             let response = try await client.request("/v1/register", method: .post, body: try jsonBody(again))
             #expect(response.status == .conflict)
-            #expect(response.errorCode == "token_taken")
+            #expect(response.errorCode == .tokenTaken)
         }
         #expect(try await harness.relay.storage.directory.entry(nickname: try Nickname("alice-two")) == nil)
     }
@@ -62,7 +62,7 @@ import WotsTesting
             ).base64
             let response = try await client.request("/v1/register", method: .post, body: try jsonBody(request))
             #expect(response.status == .badRequest)
-            #expect(response.errorCode == "bad_proof")
+            #expect(response.errorCode == .badProof)
         }
         #expect(try await harness.relay.storage.directory.count() == 0)
     }
@@ -78,7 +78,7 @@ import WotsTesting
         try await harness.routerApplication.test(.router) { client in
             let response = try await client.request("/v1/register", method: .post, body: .init(string: body))
             #expect(response.status == .badRequest)
-            #expect(response.errorCode == code)
+            #expect(response.errorCode == ErrorCode(wireName: code))
             #expect(response.errorMessage?.isEmpty == false)
         }
     }
@@ -93,7 +93,7 @@ import WotsTesting
             json = json.replacingOccurrences(of: "\"nickname\":\"alice\"", with: "\"nickname\":\"Al\"")
             let response = try await client.request("/v1/register", method: .post, body: .init(string: json))
             #expect(response.status == .badRequest)
-            #expect(response.errorCode == "invalid_nickname")
+            #expect(response.errorCode == .invalidNickname)
             #expect(response.errorMessage == "nickname \"Al\" is too short (3–32 characters)")
         }
     }
@@ -125,7 +125,7 @@ import WotsTesting
                 body: try jsonBody(try client.registrationRequest(for: alice))
             )
             #expect(response.status == .serviceUnavailable)
-            #expect(response.errorCode == "storage_unavailable")
+            #expect(response.errorCode == .storageUnavailable)
         }
         #expect(try await harness.relay.storage.directory.entry(token: alice.token) == nil)
     }
@@ -133,8 +133,8 @@ import WotsTesting
 
 /// A private-record repository whose disk is always full.
 struct FailingPrivateRecords: PrivateRecordRepository {
-    func create(_ record: PrivateRecord) async throws { throw StorageError(.unavailable, "disk full") }
-    func put(_ record: PrivateRecord) async throws { throw StorageError(.unavailable, "disk full") }
+    func create(_ record: PrivateRecord) async throws { throw WotsError(.storageUnavailable, "disk full") }
+    func put(_ record: PrivateRecord) async throws { throw WotsError(.storageUnavailable, "disk full") }
     func record(for token: Token) async throws -> PrivateRecord? { nil }
     func delete(token: Token) async throws {}
 }

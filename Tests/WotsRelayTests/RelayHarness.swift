@@ -44,7 +44,7 @@ extension TestResponse {
     }
 
     /// The `error.code` of an API refusal.
-    var errorCode: String? { try? self.decode(APIErrorBody.self).error.code }
+    var errorCode: ErrorCode? { try? self.decode(APIErrorBody.self).error.code }
     var errorMessage: String? { try? self.decode(APIErrorBody.self).error.message }
 }
 

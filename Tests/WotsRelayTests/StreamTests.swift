@@ -87,7 +87,7 @@ import WotsTesting
                 return
             }
             #expect(errorID == forged.header.messageID)
-            #expect(code == "sender_mismatch")
+            #expect(code == .senderMismatch)
             #expect(try await client.mailbox(session: bobSession).map(\.envelope) == [envelope])
             await socket.close()
         }
@@ -103,7 +103,7 @@ import WotsTesting
                     Issue.record("no error frame for \(garbage)")
                     continue
                 }
-                #expect(code == "invalid_frame")
+                #expect(code == .invalidFrame)
                 #expect(!message.isEmpty)
             }
             let reader = try await TestSocket.connect(port: port, headerSession: bobSession)
@@ -191,7 +191,7 @@ import WotsTesting
                 Issue.record("no error frame")
                 return
             }
-            #expect(code == "invalid_session")
+            #expect(code == .invalidSession)
             #expect(await socket.next() == nil)
             await socket.close()
         }

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WotsCore
 import WotsStorage
 
 @Suite struct GroupCommitQueueTests {
@@ -39,20 +40,20 @@ import WotsStorage
 
     @Test func aRefusedWriteFailsAloneAndItsNeighboursLand() async throws {
         let queue = GroupCommitQueue<Int, Int> { requests in
-            requests.map { $0 == 3 ? .failure(StorageError(.mailboxFull, "three is full")) : .success($0) }
+            requests.map { $0 == 3 ? .failure(WotsError(.mailboxFull, "three is full")) : .success($0) }
         }
         await expectStorageError(.mailboxFull) { _ = try await queue.submit(3) }
         #expect(try await queue.submit(4) == 4)
     }
 
     @Test func aFailedTransactionFailsEveryWriteInIt() async throws {
-        let queue = GroupCommitQueue<Int, Int> { _ in throw StorageError(.unavailable, "disk on fire") }
-        await expectStorageError(.unavailable) { _ = try await queue.submit(1) }
+        let queue = GroupCommitQueue<Int, Int> { _ in throw WotsError(.storageUnavailable, "disk on fire") }
+        await expectStorageError(.storageUnavailable) { _ = try await queue.submit(1) }
     }
 
     @Test func aCommitThatAnswersTooFewWritesFailsThemAll() async throws {
         let queue = GroupCommitQueue<Int, Int> { _ in [] }
-        await expectStorageError(.corrupted) { _ = try await queue.submit(1) }
+        await expectStorageError(.storageCorrupted) { _ = try await queue.submit(1) }
     }
 }
 

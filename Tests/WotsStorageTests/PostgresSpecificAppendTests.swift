@@ -63,7 +63,7 @@ struct PostgresSpecificAppendTests {
             async let conflict = outcome {
                 try await mailboxes.append(conflicting, receivedAt: TestValues.time(), mailboxCapacity: 5)
             }
-            let outcomes = await withTaskGroup(of: Result<MailboxReceipt, StorageError>.self) { group in
+            let outcomes = await withTaskGroup(of: Result<MailboxReceipt, WotsError>.self) { group in
                 for envelope in fresh {
                     group.addTask {
                         await outcome {
@@ -74,10 +74,10 @@ struct PostgresSpecificAppendTests {
                 return await group.reduce(into: []) { $0.append($1) }
             }
 
-            #expect(await conflict == .failure(StorageError(.messageIDConflict, "")))
+            #expect(await conflict == .failure(WotsError(.messageIDConflict, "")))
             let stored = outcomes.compactMap { try? $0.get().sequence }
             #expect(stored.sorted() == [2, 3, 4, 5])
-            #expect(outcomes.filter { $0 == .failure(StorageError(.mailboxFull, "")) }.count == 6)
+            #expect(outcomes.filter { $0 == .failure(WotsError(.mailboxFull, "")) }.count == 6)
             #expect(try await mailboxes.depth(of: recipient) == 5)
         }
     }
@@ -85,7 +85,7 @@ struct PostgresSpecificAppendTests {
     @Test func aDatabaseMigratedToVersionOneUpgradesToGroupAppends() async throws {
         try await withTwoNodes(migrated: false) { nodeA, nodeB in
             #expect(try await nodeA.migrate(through: 1) == [1])
-            await expectStorageError(.unavailable) {
+            await expectStorageError(.storageUnavailable) {
                 _ = try await nodeA.mailboxes.append(
                     TestValues.envelope(from: TestValues.token(), to: TestValues.token()),
                     receivedAt: TestValues.time(),

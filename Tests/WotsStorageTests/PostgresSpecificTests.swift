@@ -114,7 +114,7 @@ struct PostgresSpecificTests {
             let outcomes = await [fromA, fromB]
 
             #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
-            #expect(outcomes.contains { $0 == .failure(StorageError(.messageIDConflict, "")) })
+            #expect(outcomes.contains { $0 == .failure(WotsError(.messageIDConflict, "")) })
         }
     }
 
@@ -144,7 +144,7 @@ struct PostgresSpecificTests {
         dead.port = 1
         let (database, running) = PostgresTestBackend.start(dead)
         defer { running.cancel() }
-        await expectStorageError(.unavailable) {
+        await expectStorageError(.storageUnavailable) {
             try await database.ping(timeout: .seconds(2))
         }
     }
@@ -167,7 +167,7 @@ struct PostgresSpecificTests {
         for bad in [
             "sqlite:wots.db", "postgres://db.example/relay", "postgres://wots@db.example", "postgres://wots@/x",
         ] {
-            let error = #expect(throws: StorageError.self) { try PostgresDatabase.Configuration(url: bad) }
+            let error = #expect(throws: WotsError.self) { try PostgresDatabase.Configuration(url: bad) }
             #expect(error?.code == .invalidArgument)
         }
     }
@@ -199,13 +199,13 @@ func withTwoNodes(
     try await testDatabase.drop()
 }
 
-func outcome(_ body: () async throws -> MailboxReceipt) async -> Result<MailboxReceipt, StorageError> {
+func outcome(_ body: () async throws -> MailboxReceipt) async -> Result<MailboxReceipt, WotsError> {
     do {
         return .success(try await body())
-    } catch let error as StorageError {
+    } catch let error as WotsError {
         return .failure(error)
     } catch {
-        return .failure(StorageError(.unavailable, "unexpected \(error)"))
+        return .failure(WotsError(.storageUnavailable, "unexpected \(error)"))
     }
 }
 

@@ -127,7 +127,7 @@ struct SQLiteDatabaseTests {
             #expect(settings.2 == 1)
             try await database.ping()
             try database.close()
-            await expectStorageError(.unavailable) { try await database.ping() }
+            await expectStorageError(.storageUnavailable) { try await database.ping() }
         }
     }
 

@@ -15,7 +15,7 @@ actor FlakyStore {
 
     func save(_ item: String) async throws {
         switch self.behaviour {
-        case .fails: throw StorageError(.unavailable, "disk full")
+        case .fails: throw WotsError(.storageUnavailable, "disk full")
         case .slow: try await Task.sleep(for: .milliseconds(50))
         case .works, .failsToUndo: break
         }
@@ -23,7 +23,7 @@ actor FlakyStore {
     }
 
     func undo(_ item: String) throws {
-        if self.behaviour == .failsToUndo { throw StorageError(.unavailable, "connection lost") }
+        if self.behaviour == .failsToUndo { throw WotsError(.storageUnavailable, "connection lost") }
         self.items.remove(item)
     }
 }
@@ -57,8 +57,7 @@ struct FlakyParticipant: SaveParticipant {
         let coordinator = SaveCoordinator(
             publicHalf: FlakyParticipant(store: publicStore),
             privateHalf: FlakyParticipant(store: privateStore),
-            bus: bus,
-            logger: Logger(label: "test")
+            bus: bus
         )
         var thrown: (any Error)?
         do {
@@ -113,7 +112,7 @@ struct FlakyParticipant: SaveParticipant {
         async
     {
         let outcome = await self.save(public: publicBehaviour, private: privateBehaviour)
-        #expect(outcome.error as? StorageError == StorageError(.unavailable, ""))
+        #expect(outcome.error as? WotsError == WotsError(.storageUnavailable, ""))
         #expect(outcome.publicItems.isEmpty)
         #expect(outcome.privateItems.isEmpty)
         #expect(outcome.saved == 0)
@@ -134,8 +133,7 @@ struct FlakyParticipant: SaveParticipant {
         let coordinator = SaveCoordinator(
             publicHalf: DirectoryEntryParticipant(repository: directory),
             privateHalf: PrivateRecordParticipant(repository: records),
-            bus: bus,
-            logger: Logger(label: "test")
+            bus: bus
         )
         let token = Self.token
         let record = PrivateRecord(
@@ -153,7 +151,7 @@ struct FlakyParticipant: SaveParticipant {
             fingerprint: try Fingerprint(bytes: Array(repeating: 3, count: 32)),
             registeredAt: Date()
         )
-        await #expect(throws: StorageError(.tokenTaken, "")) {
+        await #expect(throws: WotsError(.tokenTaken, "")) {
             try await coordinator.save(token: token, nickname: Self.nickname, publicItem: entry, privateItem: record)
         }
         #expect(try await directory.entry(token: token) == nil)

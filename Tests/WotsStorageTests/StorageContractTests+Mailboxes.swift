@@ -282,9 +282,9 @@ extension StorageContractTests {
             try #require(outcomes.count == 7)
             #expect(try outcomes[0].get() == MailboxReceipt(sequence: 2, receivedAt: batchTime))
             #expect(try outcomes[1].get() == earlierReceipt)
-            #expect(throws: StorageError(.messageIDConflict, "")) { try outcomes[2].get() }
+            #expect(throws: WotsError(.messageIDConflict, "")) { try outcomes[2].get() }
             #expect(try outcomes[3].get().sequence == 3)
-            #expect(throws: StorageError(.mailboxFull, "")) { try outcomes[4].get() }
+            #expect(throws: WotsError(.mailboxFull, "")) { try outcomes[4].get() }
             #expect(try outcomes[5].get().sequence == 1)
             #expect(try outcomes[6].get() == outcomes[0].get())
 

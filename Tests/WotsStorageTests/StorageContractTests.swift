@@ -154,8 +154,8 @@ struct StorageContractTests {
     @Test(arguments: StorageBackendKind.allCases)
     func aBadCursorIsRefusedAndACursorBetweenNicknamesResumesAfterIt(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
-            #expect(throws: DomainError(.invalidCursor, "")) { try Cursor("not-a-cursor!") }
-            #expect(throws: DomainError(.invalidCursor, "")) { try Cursor("") }
+            #expect(throws: WotsError(.invalidCursor, "")) { try Cursor("not-a-cursor!") }
+            #expect(throws: WotsError(.invalidCursor, "")) { try Cursor("") }
 
             for nickname in ["alice", "bob", "carol"] {
                 try await backend.directory.create(TestValues.entry(nickname))

@@ -84,22 +84,22 @@ func expectSame(
     )
 }
 
-/// Runs `body` and checks it throws a `StorageError` with `code`; returns the error for more checks.
+/// Runs `body` and checks it throws a `WotsError` with `code`; returns the error for more checks.
 @discardableResult
 func expectStorageError(
-    _ code: StorageError.Code,
+    _ code: ErrorCode,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> Void
-) async -> StorageError? {
+) async -> WotsError? {
     do {
         try await body()
-        Issue.record("expected StorageError \(code), nothing was thrown", sourceLocation: sourceLocation)
+        Issue.record("expected WotsError \(code), nothing was thrown", sourceLocation: sourceLocation)
         return nil
-    } catch let error as StorageError {
+    } catch let error as WotsError {
         #expect(error.code == code, "\(error.reason)", sourceLocation: sourceLocation)
         return error
     } catch {
-        Issue.record("expected StorageError \(code), got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected WotsError \(code), got \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }

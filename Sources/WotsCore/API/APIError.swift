@@ -2,11 +2,11 @@
 public struct APIErrorBody: Sendable, Hashable, Codable {
     public struct Detail: Sendable, Hashable, Codable {
         /// Stable snake_case code, for programs.
-        public var code: String
+        public var code: ErrorCode
         /// One human sentence naming the value and the rule, for people.
         public var message: String
 
-        public init(code: String, message: String) {
+        public init(code: ErrorCode, message: String) {
             self.code = code
             self.message = message
         }
@@ -14,5 +14,5 @@ public struct APIErrorBody: Sendable, Hashable, Codable {
 
     public var error: Detail
 
-    public init(code: String, message: String) { self.error = Detail(code: code, message: message) }
+    public init(code: ErrorCode, message: String) { self.error = Detail(code: code, message: message) }
 }

@@ -18,7 +18,7 @@ public enum RelayFrame: Sendable, Hashable {
     /// A `send` frame's envelope was stored.
     case accepted(id: UUID, seq: Int64, receivedAt: Date)
     /// A frame was refused; `id` names the message when the frame carried one.
-    case error(id: UUID?, code: String, message: String)
+    case error(id: UUID?, code: ErrorCode, message: String)
     /// Someone registered, rotated keys or left (only after `subscribeDirectory(true)`).
     case directory(change: String, nickname: Nickname)
 }
@@ -91,7 +91,7 @@ extension RelayFrame: Codable {
         case "error":
             self = .error(
                 id: try container.decodeIfPresent(UUID.self, forKey: .id),
-                code: try container.decode(String.self, forKey: .code),
+                code: try container.decode(ErrorCode.self, forKey: .code),
                 message: try container.decode(String.self, forKey: .message)
             )
         case "directory":

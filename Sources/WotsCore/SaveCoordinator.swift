@@ -1,6 +1,3 @@
-public import Logging
-public import WotsCore
-
 /// Saves a registration's public half and private half concurrently, and reports success only when both landed.
 ///
 /// When either half fails, the half that landed is undone, `RegistrationFailed` is published and the first error is
@@ -14,13 +11,20 @@ public struct SaveCoordinator<PublicHalf: SaveParticipant, PrivateHalf: SavePart
     private let publicHalf: PublicHalf
     private let privateHalf: PrivateHalf
     private let bus: EventBus
-    private let logger: Logger
+    private let onUndoFailure: @Sendable (String) -> Void
 
-    public init(publicHalf: PublicHalf, privateHalf: PrivateHalf, bus: EventBus, logger: Logger) {
+    /// - Parameter onUndoFailure: told, in one sentence, when a half could not be undone (the caller logs it);
+    ///   the same sentence is part of the published `RegistrationFailed` reason.
+    public init(
+        publicHalf: PublicHalf,
+        privateHalf: PrivateHalf,
+        bus: EventBus,
+        onUndoFailure: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.publicHalf = publicHalf
         self.privateHalf = privateHalf
         self.bus = bus
-        self.logger = logger
+        self.onUndoFailure = onUndoFailure
     }
 
     /// Writes both halves, waits for both, then publishes the outcome.
@@ -73,7 +77,7 @@ public struct SaveCoordinator<PublicHalf: SaveParticipant, PrivateHalf: SavePart
             }
         }
         let problem = "undoing the \(half) half failed: \(String(describing: lastError!))"
-        self.logger.error("registration left half-written", metadata: ["problem": "\(problem)"])
+        self.onUndoFailure(problem)
         return problem
     }
 

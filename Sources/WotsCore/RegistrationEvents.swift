@@ -1,5 +1,3 @@
-public import WotsCore
-
 /// Published by `SaveCoordinator` when both halves of a registration landed.
 public struct RegistrationSaved: Sendable, Hashable {
     public var token: Token
