@@ -48,6 +48,7 @@ let package = Package(
                 "WotsStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Migrations")],
             swiftSettings: swiftSettings

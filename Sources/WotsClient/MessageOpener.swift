@@ -25,7 +25,7 @@ struct MessageOpener {
     /// - Throws: only when the relay cannot be asked about the sender (the message stays for next time).
     mutating func open(_ delivered: DeliveredMessage) async throws -> ReceivedMessage? {
         let header = delivered.envelope.header
-        if self.seen.contains(header.messageID) { return nil }
+        if self.seen.contains(header.messageKey) { return nil }
         var message = ReceivedMessage(
             id: header.messageID,
             seq: delivered.seq,
@@ -105,7 +105,7 @@ struct MessageOpener {
     }
 
     /// Records that a message was shown, so a redelivery is dropped.
-    mutating func markSeen(_ id: UUID) { self.seen.insert(id) }
+    mutating func markSeen(_ key: MessageKey) { self.seen.insert(key) }
 
     private mutating func lookUp(_ token: Token) async throws -> DirectoryEntry {
         if let cached = self.directory[token] { return cached }

@@ -128,11 +128,13 @@ extension Messenger {
         return profile
     }
 
-    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed with the same secret.
+    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed with the same secret,
+    /// holding the old encryption key too (mail queued for it still opens).
     /// - Returns: the old and the new fingerprint.
     public func rotate() async throws -> (old: Fingerprint, new: Fingerprint) {
         let unlocked = try await self.unlock()
-        let newIdentity = try IdentityKeys.generate()
+        // The old encryption key stays in the sealed record, so mail already sealed to it still opens.
+        let newIdentity = unlocked.identity.rotated(to: try IdentityKeys.generate())
         let record = try PrivateRecord.seal(
             identity: newIdentity,
             token: unlocked.token,

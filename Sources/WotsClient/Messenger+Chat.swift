@@ -24,7 +24,7 @@ extension Messenger {
                 try await stream.run(status: status) { delivered in
                     guard let message = try await state.open(delivered) else { return true }
                     try await show(message)
-                    if message.acknowledge { try await state.markSeen(message.id) }
+                    if message.acknowledge { try await state.markSeen(message.key) }
                     return message.acknowledge
                 }
             }

@@ -34,20 +34,20 @@ extension Messenger {
         while true {
             let page = try await self.relay.mailbox(after: after, limit: pageSize).messages
             guard !page.isEmpty else { break }
-            var acknowledge: [UUID] = []
+            var acknowledge: [MessageKey] = []
             for delivered in page {
                 after = max(after, delivered.seq)
                 guard let message = try await opener.open(delivered) else {
                     summary.duplicates += 1
-                    acknowledge.append(delivered.envelope.header.messageID)
+                    acknowledge.append(delivered.envelope.header.messageKey)
                     continue
                 }
                 try show(message)
                 summary.shown += 1
                 if !message.isValid { summary.invalid += 1 }
                 if message.acknowledge {
-                    opener.markSeen(message.id)
-                    acknowledge.append(message.id)
+                    opener.markSeen(message.key)
+                    acknowledge.append(message.key)
                 }
             }
             if opener.contactsChanged { try self.store.save(opener.contacts) }

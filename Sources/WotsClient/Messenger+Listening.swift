@@ -16,7 +16,7 @@ extension Messenger {
         try await stream.run(status: status) { delivered in
             guard let message = try await state.open(delivered) else { return true }
             try await show(message)
-            if message.acknowledge { try await state.markSeen(message.id) }
+            if message.acknowledge { try await state.markSeen(message.key) }
             return message.acknowledge
         }
     }
@@ -58,8 +58,8 @@ actor ListenerState {
         return message
     }
 
-    func markSeen(_ id: UUID) throws {
-        self.opener.markSeen(id)
+    func markSeen(_ key: MessageKey) throws {
+        self.opener.markSeen(key)
         try self.store.save(self.opener.seen)
     }
 }

@@ -40,6 +40,9 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
 
     public var isValid: Bool { self.problem == nil && self.text != nil }
 
+    /// The message's identity: (sender, id).
+    public var key: MessageKey { MessageKey(sender: self.fromToken, id: self.id) }
+
     /// The sender as people read it: the nickname, else the token.
     public var senderName: String { self.from?.value ?? "token \(self.fromToken)" }
 

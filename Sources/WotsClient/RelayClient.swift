@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-public import Foundation
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -119,8 +119,8 @@ public actor RelayClient {
 
     /// `POST /v1/messages/ack` (authenticated).
     @discardableResult
-    public func acknowledge(_ ids: [UUID]) async throws -> AcknowledgeResponse {
-        try await self.call(.POST, "/v1/messages/ack", body: AcknowledgeRequest(ids: ids), authenticated: true)
+    public func acknowledge(_ keys: [MessageKey]) async throws -> AcknowledgeResponse {
+        try await self.call(.POST, "/v1/messages/ack", body: AcknowledgeRequest(messages: keys), authenticated: true)
     }
 
     /// `GET /v1/private` (authenticated).

@@ -97,7 +97,8 @@ public struct StreamClient: Sendable {
             func send(_ frame: ClientFrame) async throws {
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
             }
-            try await send(.auth(session: session))
+            try await send(ClientFrame(.auth(session: session), ref: "auth"))
+            var acknowledgements = 0
             for try await message in inbound.messages(maxSize: maximumFrameSize) {
                 guard case .text(let text) = message else { continue }
                 let frame: RelayFrame
@@ -112,9 +113,18 @@ public struct StreamClient: Sendable {
                     status(.connected)
                 case .message(let delivered):
                     if try await handle(delivered) {
-                        try await send(.ack(ids: [delivered.envelope.header.messageID]))
+                        acknowledgements += 1
+                        try await send(
+                            ClientFrame(.ack([delivered.envelope.header.messageKey]), ref: "ack-\(acknowledgements)")
+                        )
                     }
-                case .error(_, let code, let text):
+                case .error(let ref?, _, let code, let text) where ref.hasPrefix("ack-"):
+                    // The message stays in the mailbox and comes again; the stream goes on.
+                    self.logger.notice(
+                        "an acknowledgement was refused",
+                        metadata: ["code": "\(code)", "reason": "\(RelayClient.printable(text))"]
+                    )
+                case .error(_, _, let code, let text):
                     if code == .unauthenticated || code == .invalidSession {
                         await relay.invalidateSession()
                         if !connected.isSet {
@@ -125,7 +135,7 @@ public struct StreamClient: Sendable {
                         }
                     }
                     throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
-                case .accepted, .directory:
+                case .accepted, .acked, .subscribed, .directory:
                     continue
                 }
             }

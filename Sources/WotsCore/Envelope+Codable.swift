@@ -15,7 +15,7 @@ extension Envelope: Codable {
         }
         let header = EnvelopeHeader(
             version: version,
-            messageID: try container.decode(UUID.self, forKey: .id),
+            messageID: try container.decodeMessageID(forKey: .id),
             sender: try container.decode(Token.self, forKey: .sender),
             senderFingerprint: try container.decode(Fingerprint.self, forKey: .senderFingerprint),
             recipient: try container.decode(Token.self, forKey: .recipient),
@@ -43,7 +43,7 @@ extension Envelope: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.header.version, forKey: .version)
-        try container.encode(self.header.messageID, forKey: .id)
+        try container.encode(self.header.messageID.lowercasedString, forKey: .id)
         try container.encode(self.header.sender, forKey: .sender)
         try container.encode(self.header.senderFingerprint, forKey: .senderFingerprint)
         try container.encode(self.header.recipient, forKey: .recipient)

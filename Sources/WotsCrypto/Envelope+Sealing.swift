@@ -72,9 +72,10 @@ extension Envelope {
 
     /// Checks who the envelope is for and who made it, verifies the signature, then decrypts.
     ///
-    /// Order: version → recipient token and fingerprint name the opener (`notForMe`) → header sender fingerprint is
-    /// the fingerprint of `senderKeys` (`senderKeyMismatch`) → signature (`badSignature`), before any decryption →
-    /// unwrap and AES-GCM (`decryptionFailed`) → padding (`malformed`).
+    /// Order: version → recipient token names the opener and the recipient fingerprint one of its identities, the
+    /// current one or a retired one (`notForMe`) → header sender fingerprint is the fingerprint of `senderKeys`
+    /// (`senderKeyMismatch`) → signature (`badSignature`), before any decryption → unwrap with the named identity's
+    /// encryption key and AES-GCM (`decryptionFailed`) → padding (`malformed`).
     /// - Parameters:
     ///   - recipient: the opener's own token.
     ///   - identity: the opener's private keys.
@@ -83,7 +84,7 @@ extension Envelope {
     public func open(as recipient: Token, identity: IdentityKeys, senderKeys: PublicKeys) throws -> OpenedMessage {
         try self.checkVersion()
         guard self.header.recipient == recipient,
-            constantTimeEquals(self.header.recipientFingerprint.bytes, identity.fingerprint.bytes)
+            let encryptionKey = identity.encryptionKey(for: self.header.recipientFingerprint)
         else {
             throw WotsError(.notForMe, "envelope \(self.header.messageID) is addressed to another recipient or key")
         }
@@ -91,7 +92,7 @@ extension Envelope {
         guard self.nonce.count == AESGCM.nonceSize else {
             throw WotsError(.malformed, "envelope nonce is \(self.nonce.count) bytes (must be 12)")
         }
-        var contentKey = try identity.encryption.decryptOAEP(self.wrappedKey)
+        var contentKey = try encryptionKey.decryptOAEP(self.wrappedKey)
         defer { cleanse(&contentKey) }
         guard contentKey.count == AESGCM.keySize else {
             throw WotsError(.decryptionFailed, "the wrapped content key is \(contentKey.count) bytes (must be 32)")

@@ -11,6 +11,8 @@ public struct IdentityKeys: Sendable, CustomStringConvertible {
     public let publicKeys: PublicKeys
     /// SHA-256 over both public keys, signing first.
     public let fingerprint: Fingerprint
+    /// Encryption keys of the identities this account had before its rotations, newest first.
+    public internal(set) var retired: [RetiredEncryptionKey] = []
 
     private init(signing: RSAKey, encryption: RSAKey) throws {
         let publicKeys = PublicKeys(signing: try signing.spkiDER(), encryption: try encryption.spkiDER())
@@ -31,11 +33,13 @@ public struct IdentityKeys: Sendable, CustomStringConvertible {
 
     /// Reads both private keys from DER PKCS#8 PrivateKeyInfo.
     /// - Throws: `WotsError.invalidKey` unless both are RSA-2048 keys with e = 65537, and different.
-    public init(signingPKCS8DER: [UInt8], encryptionPKCS8DER: [UInt8]) throws {
+    /// - Parameter retired: encryption keys of earlier identities, newest first.
+    public init(signingPKCS8DER: [UInt8], encryptionPKCS8DER: [UInt8], retired: [RetiredEncryptionKey] = []) throws {
         try self.init(
             signing: try RSAKey.parsePrivate(pkcs8DER: signingPKCS8DER, what: "signing private key"),
             encryption: try RSAKey.parsePrivate(pkcs8DER: encryptionPKCS8DER, what: "encryption private key")
         )
+        self.retired = retired
     }
 
     /// The signing private key as DER PKCS#8. Secret: seal it, cleanse it, never log it.
@@ -54,5 +58,7 @@ public struct IdentityKeys: Sendable, CustomStringConvertible {
         EncryptionPublicKey(key: self.encryption, spkiDER: self.publicKeys.encryption)
     }
 
-    public var description: String { "IdentityKeys(RSA-2048 ×2, fingerprint \(self.fingerprint.grouped))" }
+    public var description: String {
+        "IdentityKeys(RSA-2048 ×2, fingerprint \(self.fingerprint.grouped), \(self.retired.count) retired)"
+    }
 }

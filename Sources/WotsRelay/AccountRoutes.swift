@@ -57,13 +57,7 @@ struct AccountRoutes: Sendable {
         }
         group.delete("/account") { _, context in
             let token = try context.requireToken()
-            guard let entry = try await self.storage.directory.entry(token: token) else {
-                throw WotsError(.unknownToken, "token \(token) has no account")
-            }
-            try await self.storage.directory.delete(token: token)
-            try await self.storage.privateRecords.delete(token: token)
-            try await self.storage.mailboxes.deleteMailbox(of: token)
-            try await self.storage.authentication.deleteSessions(of: token)
+            let entry = try await self.storage.accounts.deleteAccount(token: token)
             self.accounts.accountChanged(token)
             self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))
             return Response(status: .noContent)
@@ -102,20 +96,14 @@ struct AccountRoutes: Sendable {
                 "the rotation must be signed by both the current and the new signing key"
             )
         }
-        let previousRecord = try await self.storage.privateRecords.record(for: token)
-        try await self.storage.privateRecords.put(body.privateRecord)
-        do {
-            let updated = try await self.storage.directory.rotateKeys(
-                token: token,
-                publicKeys: body.publicKeys,
-                fingerprint: body.publicKeys.fingerprint
-            )
-            self.accounts.accountChanged(token)
-            self.bus.publish(DirectoryChange(kind: .rotated, nickname: updated.nickname))
-            return updated
-        } catch {
-            if let previousRecord { try? await self.storage.privateRecords.put(previousRecord) }
-            throw error
-        }
+        let updated = try await self.storage.accounts.rotateKeys(
+            token: token,
+            publicKeys: body.publicKeys,
+            fingerprint: body.publicKeys.fingerprint,
+            record: body.privateRecord
+        )
+        self.accounts.accountChanged(token)
+        self.bus.publish(DirectoryChange(kind: .rotated, nickname: updated.nickname))
+        return updated
     }
 }

@@ -4,48 +4,43 @@ import Synchronization
 import WotsCore
 import WotsStorage
 
-/// Wakes the WebSocket sessions of one recipient when mail arrives for them.
+/// The open sockets of this process by recipient: hands them fresh mail, wake-ups and acknowledgements, and drives
+/// their timers.
 ///
-/// Mail stored by this process is handed to the couriers directly (`deliver`); mail other relay processes stored
-/// arrives as `MailArrived` on the bus (PostgreSQL `LISTEN/NOTIFY`) and wakes the couriers of that token, so a message costs one lookup, not one closure call per open socket.
-/// A woken courier re-reads its mailbox from storage, so coalesced signals lose nothing.
-///
-/// Timed work over every socket (resyncs; pings when `pingInterval` is set) runs on one relay-wide timer that
-/// visits a slice of the sockets per tick, rather than on a sleeping task per socket.
+/// Mail stored by this process is offered to the couriers directly (`deliver`); mail other relay processes stored
+/// arrives as `MailArrived` on the bus (PostgreSQL `LISTEN/NOTIFY`) and wakes the couriers of that token, which then
+/// read their mailbox. Pings and resyncs run on one relay-wide timer that ticks a slice of the sockets at a time,
+/// rather than on a sleeping task per socket; the clock is injected so tests advance it instead of waiting.
 final class DeliveryHub: Service, Sendable {
-    static let slices: UInt64 = 30
+    static var slices: UInt64 { 30 }
 
     private let bus: EventBus
-    private let pingInterval: Duration?
+    private let clock: RelayClock
+    /// How long a full round of ticks over every socket takes.
+    private let tickRound: Duration
     private let couriers = Mutex<[Token: [UInt64: MailCourier]]>([:])
     private let nextID = Atomic<UInt64>(0)
-    private let resyncTimer = Mutex<Task<Void, Never>?>(nil)
 
-    /// - Parameter pingInterval: when set, the hub pings every socket this often (for servers that turn off
-    ///   HummingbirdWebSocket's per-socket auto-ping).
-    init(bus: EventBus, pingInterval: Duration? = nil) {
+    /// - Parameter tickRound: every socket is ticked once per round; the shortest of the ping and resync intervals
+    ///   divided by two keeps either from running late by more than half its interval.
+    init(bus: EventBus, clock: RelayClock, tickRound: Duration) {
         self.bus = bus
-        self.pingInterval = pingInterval
+        self.clock = clock
+        self.tickRound = tickRound
     }
 
     func run() async throws {
         let arrivals = self.bus.subscribe(to: MailArrived.self, bufferSize: 65_536)
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                if let pingInterval = self.pingInterval {
-                    group.addTask { await self.visitSlices(every: pingInterval) { $0.ping() } }
-                }
-                for await arrival in arrivals.cancelOnGracefulShutdown() {
-                    self.wake(arrival.recipient)
-                }
-                group.cancelAll()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.tickSlices() }
+            for await arrival in arrivals.cancelOnGracefulShutdown() {
+                self.wake(arrival.recipient)
             }
-        } onGracefulShutdown: {
+            group.cancelAll()
         }
-        self.resyncTimer.withLock { $0?.cancel() }
     }
 
-    /// Wakes `courier` whenever its token may have new mail, until the returned handle is called.
+    /// Delivers to `courier` until the returned handle is called.
     func register(_ courier: MailCourier) -> @Sendable () -> Void {
         let id = self.nextID.add(1, ordering: .relaxed).newValue
         let token = courier.token
@@ -58,35 +53,37 @@ final class DeliveryHub: Service, Sendable {
         }
     }
 
-    /// Hands a message this process just stored to `token`'s open sockets, which send it without reading it back
-    /// when it is the next one they expect.
+    /// Offers a message this process just stored to `token`'s open sockets.
     func deliver(_ message: MailboxMessage, to token: Token) {
-        let couriers = self.couriers.withLock { $0[token].map { Array($0.values) } ?? [] }
-        for courier in couriers { courier.offer(message) }
+        for courier in self.couriers(of: token) { courier.offer(message) }
     }
 
+    /// Makes `token`'s open sockets read their mailbox.
     func wake(_ token: Token) {
-        let couriers = self.couriers.withLock { $0[token].map { Array($0.values) } ?? [] }
-        for courier in couriers { courier.wake() }
+        for courier in self.couriers(of: token) { courier.wake() }
     }
 
-    /// Wakes every socket once per `interval`, for backends whose notifications can be missed. The first call
-    /// starts the timer; later calls do nothing.
-    func resync(every interval: Duration) {
-        self.resyncTimer.withLock { timer in
-            guard timer == nil else { return }
-            timer = Task { await self.visitSlices(every: interval) { $0.wake() } }
-        }
+    /// Tells `token`'s open sockets that these messages were acknowledged (on any of them, or over HTTP).
+    func acknowledged(_ keys: [MessageKey], by token: Token) {
+        guard !keys.isEmpty else { return }
+        for courier in self.couriers(of: token) { courier.acknowledged(keys) }
     }
 
-    /// Calls `visit` on every socket once per `interval`, one slice per tick, until cancelled.
-    private func visitSlices(every interval: Duration, _ visit: (MailCourier) -> Void) async {
+    /// How many sockets are registered.
+    var count: Int { self.couriers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    private func couriers(of token: Token) -> [MailCourier] {
+        self.couriers.withLock { $0[token].map { Array($0.values) } ?? [] }
+    }
+
+    /// Ticks one slice of the sockets per step, every socket once per round, until cancelled.
+    private func tickSlices() async {
         var slice: UInt64 = 0
-        while (try? await Task.sleep(for: interval / Int(Self.slices))) != nil {
-            let couriers = self.couriers.withLock { couriers in
+        while (try? await self.clock.sleep(self.tickRound / Int(Self.slices))) != nil {
+            let due = self.couriers.withLock { couriers in
                 couriers.values.flatMap { $0.filter { $0.key % Self.slices == slice }.map(\.value) }
             }
-            for courier in couriers { visit(courier) }
+            for courier in due { courier.tick() }
             slice = (slice + 1) % Self.slices
         }
     }

@@ -9,16 +9,32 @@ struct HealthRoutes: Sendable {
     let storage: RelayStorage
     let metrics: RelayMetrics
 
+    /// Ready means the database answers, takes writes and has room. During a known outage the answer is immediate
+    /// (the health monitor keeps probing); otherwise a probe runs now, within the database's operation deadline.
+    func checkReadiness() async throws {
+        if case .unavailable(let reason) = self.storage.health.condition {
+            throw WotsError(.notReady, "not ready: \(reason)")
+        }
+        do {
+            try await self.storage.probe()
+        } catch {
+            throw WotsError(.notReady, "not ready: \(Self.reason(error))")
+        }
+        if case .shortOfSpace(let reason) = self.storage.health.condition {
+            throw WotsError(.notReady, "not ready: \(reason)")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as? WotsError)?.reason ?? "the database did not answer"
+    }
+
     func register(on router: Router<RelayRequestContext>) {
         router.get("/healthz") { _, _ in
             try JSONBody.response(["status": "ok"])
         }
         router.get("/readyz") { _, _ in
-            do {
-                try await self.storage.checkReadiness()
-            } catch {
-                throw WotsError(.notReady, "the database is not reachable")
-            }
+            try await self.checkReadiness()
             return try JSONBody.response(["status": "ready"])
         }
         router.get("/metrics") { _, _ in

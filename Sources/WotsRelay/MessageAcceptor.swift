@@ -17,7 +17,9 @@ struct MessageAcceptor: Sendable {
     let metrics: RelayMetrics
     let sendLimiter: TokenBucketLimiter
 
-    /// - Throws: `RelayError` saying why the envelope was refused; nothing is stored then.
+    /// A retried send (same sender, id and envelope) gets the first answer and is not handed to any socket: the
+    /// recipient's sockets are only woken to re-read their mailbox, which sends them nothing they already have.
+    /// - Throws: `WotsError` saying why the envelope was refused; nothing is stored then.
     func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
         let header = envelope.header
         guard header.sender == sessionToken else {
@@ -37,7 +39,7 @@ struct MessageAcceptor: Sendable {
             throw WotsError(.rateLimited, "too many messages; retry in \(wait) s", retryAfterSeconds: wait)
         }
         guard let sender = try await self.accounts.entry(token: header.sender) else {
-            throw WotsError(.unknownToken, "sender \(header.sender) is not registered")
+            throw WotsError(.invalidSession, "the session's account \(header.sender) is no longer registered")
         }
         do {
             try envelope.verifySignature(senderKeys: sender.publicKeys)
@@ -58,11 +60,16 @@ struct MessageAcceptor: Sendable {
             receivedAt: Date(),
             mailboxCapacity: self.configuration.mailboxCapacity
         )
-        self.metrics.messagesStored.increment()
-        self.hub.deliver(
-            MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope),
-            to: header.recipient
-        )
+        if receipt.isNew {
+            self.metrics.messagesStored.increment()
+            self.hub.deliver(
+                MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope),
+                to: header.recipient
+            )
+        } else {
+            // A first attempt that timed out may have committed after all without reaching the sockets.
+            self.hub.wake(header.recipient)
+        }
         return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
     }
 }

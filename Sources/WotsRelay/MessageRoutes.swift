@@ -10,6 +10,7 @@ struct MessageRoutes: Sendable {
     let storage: RelayStorage
     let configuration: RelayConfiguration
     let acceptor: MessageAcceptor
+    let acknowledger: MailboxAcknowledger
     let metrics: RelayMetrics
 
     func register(on group: RouterGroup<RelayRequestContext>) {
@@ -53,16 +54,9 @@ struct MessageRoutes: Sendable {
         }
         group.post("/messages/ack") { request, context in
             let token = try context.requireToken()
-            let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: 65_536)
-            guard body.ids.count <= 1_000 else {
-                throw WotsError(
-                    .tooManyIDs,
-                    "at most 1,000 ids per acknowledgement, got \(body.ids.count)"
-                )
-            }
-            let count = try await self.storage.mailboxes.acknowledge(body.ids, for: token)
-            self.metrics.messagesAcknowledged.increment(by: count)
-            return try JSONBody.response(AcknowledgeResponse(acknowledged: count))
+            let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: 262_144)
+            let deleted = try await self.acknowledger.acknowledge(body.messages, for: token)
+            return try JSONBody.response(AcknowledgeResponse(messages: deleted))
         }
     }
 

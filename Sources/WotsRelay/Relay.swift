@@ -20,12 +20,18 @@ public struct Relay: Sendable {
     let sendLimiter: TokenBucketLimiter
     let accounts: AccountCache
     let hub: DeliveryHub
+    let clock: RelayClock
 
     /// Loads (or creates, on first start) the relay id and prepares the relay.
-    public init(configuration: RelayConfiguration, storage: RelayStorage, bus: EventBus = EventBus(), logger: Logger)
-        async throws
-    {
-        self.configuration = configuration
+    /// - Parameter clock: the time delivery timers, health probes and authentication deadlines run on.
+    public init(
+        configuration: RelayConfiguration,
+        storage: RelayStorage,
+        bus: EventBus = EventBus(),
+        clock: RelayClock = .continuous,
+        logger: Logger
+    ) async throws {
+        self.configuration = try configuration.validated()
         self.storage = storage
         self.bus = bus
         self.metrics = RelayMetrics()
@@ -33,13 +39,16 @@ public struct Relay: Sendable {
         self.logger = logger
         self.sendLimiter = TokenBucketLimiter(limit: configuration.sendRate)
         self.accounts = AccountCache(storage: storage, bus: bus, lifetime: configuration.accountCacheLifetime)
-        self.hub = DeliveryHub(bus: bus, pingInterval: configuration.pingInterval)
+        self.clock = clock
+        let intervals = [configuration.pingInterval, configuration.resyncInterval].compactMap { $0 }
+        self.hub = DeliveryHub(bus: bus, clock: clock, tickRound: intervals.min()! / 2)
     }
 
     /// The router alone, for route tests.
     public func buildRouter() -> Router<RelayRequestContext> {
         let authenticator = self.makeAuthenticator()
         let acceptor = self.makeAcceptor()
+        let acknowledger = self.makeAcknowledger()
         let router = Router(context: RelayRequestContext.self)
         router.add(middleware: ErrorMiddleware(metrics: self.metrics))
         HealthRoutes(storage: self.storage, metrics: self.metrics).register(on: router)
@@ -66,6 +75,7 @@ public struct Relay: Sendable {
             storage: self.storage,
             configuration: self.configuration,
             acceptor: acceptor,
+            acknowledger: acknowledger,
             metrics: self.metrics
         )
         .register(on: authenticated)
@@ -83,12 +93,14 @@ public struct Relay: Sendable {
     ) -> some ApplicationProtocol {
         let session = StreamSession(
             authenticator: self.makeAuthenticator(),
-            storage: self.storage,
             configuration: self.configuration,
             acceptor: self.makeAcceptor(),
+            acknowledger: self.makeAcknowledger(),
+            mailboxes: self.storage.mailboxes,
             hub: self.hub,
             bus: self.bus,
-            metrics: self.metrics
+            metrics: self.metrics,
+            clock: self.clock
         )
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
         webSocketRouter.ws("/v1/stream") { inbound, outbound, context in
@@ -125,10 +137,24 @@ public struct Relay: Sendable {
                 address: .hostname(self.configuration.host, port: self.configuration.port),
                 serverName: "wots-relay"
             ),
-            services: services + [self.accounts, self.hub, sweeper],
+            services: services + [self.accounts, self.hub, sweeper, self.makeHealthMonitor()],
             onServerRunning: onServerRunning,
             logger: self.logger
         )
+    }
+
+    private func makeHealthMonitor() -> some Service {
+        HealthMonitor(
+            storage: self.storage,
+            healthyInterval: self.configuration.healthProbeInterval,
+            recoveryInterval: self.configuration.recoveryProbeInterval,
+            clock: self.clock,
+            logger: self.logger
+        )
+    }
+
+    private func makeAcknowledger() -> MailboxAcknowledger {
+        MailboxAcknowledger(storage: self.storage, hub: self.hub, metrics: self.metrics)
     }
 
     private func makeAuthenticator() -> Authenticator {

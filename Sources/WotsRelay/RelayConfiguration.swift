@@ -1,3 +1,5 @@
+import WotsCore
+
 /// Everything a relay can be told, with defaults fit for a small deployment.
 public struct RelayConfiguration: Sendable {
     /// Address to listen on. Default 127.0.0.1.
@@ -39,8 +41,59 @@ public struct RelayConfiguration: Sendable {
     public var accountCacheLifetime: Duration = .seconds(10)
     /// How often expired challenges, sessions and messages are swept. Default every minute.
     public var sweepInterval: Duration = .seconds(60)
+    /// How long an acknowledged message's (sender, id) is remembered, so a late retry of its send is answered with
+    /// the first receipt instead of being delivered again. Default 7 days.
+    public var acknowledgementMemory: Duration = .seconds(7 * 24 * 3600)
+    /// How often the database is probed while healthy. Default 2 seconds.
+    public var healthProbeInterval: Duration = .seconds(2)
+    /// How often the database is probed while unavailable or short of space, which bounds how long after it
+    /// recovers the relay notices. Default 250 milliseconds.
+    public var recoveryProbeInterval: Duration = .milliseconds(250)
 
     public init() {}
+
+    /// This configuration, checked: every rule that relates its values, for every entry point (the executable, tests,
+    /// benchmarks).
+    /// - Throws: `invalid_argument` naming the setting and the rule it breaks.
+    public func validated() throws -> RelayConfiguration {
+        func require(_ condition: Bool, _ rule: @autoclosure () -> String) throws {
+            guard condition else { throw WotsError(.invalidArgument, "relay configuration: \(rule())") }
+        }
+        try require((0...65_535).contains(self.port), "port \(self.port) is not in 0–65535")
+        try require(!self.host.isEmpty, "host must not be empty")
+        try require(
+            (1_024...16_777_216).contains(self.maximumEnvelopeSize),
+            "maximumEnvelopeSize \(self.maximumEnvelopeSize) is not in 1,024–16,777,216 bytes"
+        )
+        try require(
+            self.maximumFrameSize >= 2 * self.maximumEnvelopeSize,
+            "maximumFrameSize \(self.maximumFrameSize) must be at least twice maximumEnvelopeSize (a sent envelope "
+                + "travels as base64 JSON)"
+        )
+        try require(
+            self.maximumRequestSize >= 2 * self.maximumEnvelopeSize,
+            "maximumRequestSize \(self.maximumRequestSize) must be at least twice maximumEnvelopeSize"
+        )
+        try require(self.mailboxCapacity >= 1, "mailboxCapacity must be at least 1")
+        for (name, limit) in [
+            ("sendRate", self.sendRate), ("registrationRate", self.registrationRate), ("restoreRate", self.restoreRate),
+        ] {
+            try require(limit.perSecond > 0 && limit.burst >= 1, "\(name) needs a positive rate and a burst ≥ 1")
+        }
+        for (name, duration) in [
+            ("messageRetention", self.messageRetention), ("challengeLifetime", self.challengeLifetime),
+            ("sessionLifetime", self.sessionLifetime), ("pingInterval", self.pingInterval),
+            ("authenticationTimeout", self.authenticationTimeout), ("accountCacheLifetime", self.accountCacheLifetime),
+            ("sweepInterval", self.sweepInterval), ("acknowledgementMemory", self.acknowledgementMemory),
+            ("healthProbeInterval", self.healthProbeInterval), ("recoveryProbeInterval", self.recoveryProbeInterval),
+        ] {
+            try require(duration > .zero, "\(name) must be longer than zero")
+        }
+        if let resyncInterval = self.resyncInterval {
+            try require(resyncInterval > .zero, "resyncInterval must be longer than zero")
+        }
+        return self
+    }
 }
 
 /// A token bucket's refill rate and capacity.

@@ -1,36 +1,56 @@
 public import WotsStorage
 
-/// The repositories a relay works on, all backed by one database.
+/// The repositories a relay works on, all backed by one database, and what that database's health is.
 public struct RelayStorage: Sendable {
     public var directory: any DirectoryRepository
     public var privateRecords: any PrivateRecordRepository
     public var mailboxes: any MailboxRepository
     public var authentication: any AuthenticationRepository
-    /// Throws when the database cannot be reached; `/readyz` calls it.
-    public var checkReadiness: @Sendable () async throws -> Void
+    public var accounts: any AccountRepository
+    /// Fed by every operation and by `probe`; `/readyz` reports it.
+    public var health: StorageHealth
+    /// Checks that the database answers, takes writes and has room, recording the outcome in `health`; throws the
+    /// reason when it does not. `/readyz` and the health monitor call it.
+    public var probe: @Sendable () async throws -> Void
 
     public init(
         directory: any DirectoryRepository,
         privateRecords: any PrivateRecordRepository,
         mailboxes: any MailboxRepository,
         authentication: any AuthenticationRepository,
-        checkReadiness: @escaping @Sendable () async throws -> Void
+        accounts: any AccountRepository,
+        health: StorageHealth,
+        probe: @escaping @Sendable () async throws -> Void
     ) {
         self.directory = directory
         self.privateRecords = privateRecords
         self.mailboxes = mailboxes
         self.authentication = authentication
-        self.checkReadiness = checkReadiness
+        self.accounts = accounts
+        self.health = health
+        self.probe = probe
     }
 
     /// Fresh in-memory repositories, for tests.
     public static func inMemory() -> RelayStorage {
-        RelayStorage(
-            directory: InMemoryDirectoryRepository(),
-            privateRecords: InMemoryPrivateRecordRepository(),
-            mailboxes: InMemoryMailboxRepository(),
-            authentication: InMemoryAuthenticationRepository(),
-            checkReadiness: {}
+        let directory = InMemoryDirectoryRepository()
+        let privateRecords = InMemoryPrivateRecordRepository()
+        let mailboxes = InMemoryMailboxRepository()
+        let authentication = InMemoryAuthenticationRepository()
+        let health = StorageHealth()
+        return RelayStorage(
+            directory: directory,
+            privateRecords: privateRecords,
+            mailboxes: mailboxes,
+            authentication: authentication,
+            accounts: InMemoryAccountRepository(
+                directory: directory,
+                privateRecords: privateRecords,
+                mailboxes: mailboxes,
+                authentication: authentication
+            ),
+            health: health,
+            probe: { health.recordProbe(.success(())) }
         )
     }
 }

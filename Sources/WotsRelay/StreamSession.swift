@@ -9,45 +9,50 @@ import NIOWebSocket
 import WotsCore
 import WotsStorage
 
-/// One authenticated WebSocket on `/v1/stream`: queued then live messages out, acks and sends in.
+/// One WebSocket on `/v1/stream` (schema/stream.md): authentication, then queued and live messages out, and client
+/// frames in, each answered by exactly one reply that carries its `ref`.
 struct StreamSession: Sendable {
     let authenticator: Authenticator
-    let storage: RelayStorage
     let configuration: RelayConfiguration
     let acceptor: MessageAcceptor
+    let acknowledger: MailboxAcknowledger
+    let mailboxes: any MailboxRepository
     let hub: DeliveryHub
     let bus: EventBus
     let metrics: RelayMetrics
+    let clock: RelayClock
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, logger: Logger)
         async throws
     {
-        var messages = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
-        guard let token = try await self.authenticate(headers: request.headers, messages: &messages, outbound: outbound)
+        var frames = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
+        guard let (token, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
         else {
             try await outbound.close(.policyViolation, reason: "authentication required")
             return
         }
         self.metrics.openConnections.increment()
         defer { self.metrics.openConnections.decrement() }
-        logger.debug("stream opened", metadata: ["token": "\(token)"])
-        try await Self.send(.ready(token: token), to: outbound)
+        logger.debug("stream opened")
+        try await Self.send(.ready(ref: ref, token: token), to: outbound)
 
         let courier = MailCourier(
             token: token,
-            mailboxes: self.storage.mailboxes,
+            settings: self.deliverySettings,
+            mailboxes: self.mailboxes,
             metrics: self.metrics,
-            outbound: outbound
+            outbound: outbound,
+            now: self.clock.now
         )
         let unregister = self.hub.register(courier)
         defer { unregister() }
-        if let resyncInterval = self.configuration.resyncInterval { self.hub.resync(every: resyncInterval) }
-        courier.wake()
+        courier.opened()
         let directoryFeed = DirectoryFeed(bus: self.bus)
         defer { directoryFeed.stop() }
         do {
-            while let message = try await messages.next() {
-                try await self.handle(message, from: token, outbound: outbound, directoryFeed: directoryFeed)
+            while let frame = try await frames.next() {
+                let reply = await self.reply(to: frame, from: token, directoryFeed: directoryFeed, outbound: outbound)
+                try await Self.send(reply, to: outbound)
             }
         } catch {
             await courier.stop()
@@ -56,102 +61,123 @@ struct StreamSession: Sendable {
         await courier.stop()
     }
 
-    /// The bearer session from the upgrade's `Authorization` header, else from an `auth` first frame.
+    private var deliverySettings: DeliveryStateMachine.Settings {
+        var settings = DeliveryStateMachine.Settings()
+        settings.pingInterval = self.configuration.pingInterval
+        settings.resyncInterval = self.configuration.resyncInterval
+        return settings
+    }
+
+    /// The bearer session from the upgrade's `Authorization` header, else from an `auth` first frame within the
+    /// authentication timeout; nil (after an `error` frame saying why) when neither works.
     private func authenticate(
         headers: HTTPFields,
-        messages: inout WebSocketInboundMessageStream.AsyncIterator,
+        frames: inout WebSocketInboundMessageStream.AsyncIterator,
         outbound: WebSocketOutboundWriter
-    ) async throws -> Token? {
+    ) async -> (Token, String?)? {
+        var ref: String?
         do {
             if let session = SessionMiddleware.bearer(in: headers) {
-                return try await self.authenticator.token(forSession: session)
+                return (try await self.authenticator.token(forSession: session), nil)
             }
-            guard let first = try await self.firstMessage(&messages, outbound: outbound) else { return nil }
-            guard case .text(let text) = first, case .auth(let session) = try Self.decodeFrame(text) else {
-                throw WotsError(
-                    .unauthenticated,
-                    "the first frame must be {\"type\": \"auth\", \"session\": …}"
-                )
+            guard let first = try await self.firstFrame(&frames, outbound: outbound) else { return nil }
+            let frame = try Self.decode(first)
+            ref = frame.ref
+            guard case .auth(let session) = frame.body else {
+                throw WotsError(.unauthenticated, "the first frame must be {\"type\": \"auth\", \"session\": …}")
             }
-            return try await self.authenticator.token(forSession: session)
+            return (try await self.authenticator.token(forSession: session), ref)
         } catch {
-            let refusal = Refusal(error)
-            try? await Self.send(.error(id: nil, code: refusal.code, message: refusal.message), to: outbound)
+            let refusal = Self.refusal(for: error)
+            try? await Self.send(
+                .error(ref: ref ?? Self.head(of: error)?.ref, id: nil, code: refusal.code, message: refusal.message),
+                to: outbound
+            )
             return nil
         }
     }
 
-    /// The first message, or nil when the peer sends none within the authentication timeout (the socket is
-    /// closed then).
-    private func firstMessage(
-        _ messages: inout WebSocketInboundMessageStream.AsyncIterator,
+    /// The first frame, or nil when the peer sends none within the authentication timeout (the socket is closed then).
+    private func firstFrame(
+        _ frames: inout WebSocketInboundMessageStream.AsyncIterator,
         outbound: WebSocketOutboundWriter
     ) async throws -> WebSocketMessage? {
         let timeout = self.configuration.authenticationTimeout
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
+        let watchdog = Task { [clock] in
+            try await clock.sleep(timeout)
             try await outbound.close(.policyViolation, reason: "no auth frame within \(timeout)")
         }
         defer { watchdog.cancel() }
-        return try await messages.next()
+        return try await frames.next()
     }
 
-    private func handle(
-        _ message: WebSocketMessage,
+    /// The one reply to a client frame.
+    private func reply(
+        to message: WebSocketMessage,
         from token: Token,
-        outbound: WebSocketOutboundWriter,
-        directoryFeed: DirectoryFeed
-    ) async throws {
-        guard case .text(let text) = message else {
-            try await Self.send(
-                .error(id: nil, code: .invalidFrame, message: "binary frames are not supported; send JSON text"),
-                to: outbound
-            )
-            return
-        }
+        directoryFeed: DirectoryFeed,
+        outbound: WebSocketOutboundWriter
+    ) async -> RelayFrame {
         let frame: ClientFrame
         do {
-            frame = try Self.decodeFrame(text)
+            frame = try Self.decode(message)
         } catch {
-            let refusal = Refusal(error)
-            try await Self.send(.error(id: nil, code: .invalidFrame, message: refusal.message), to: outbound)
-            return
+            let refusal = Self.refusal(for: error)
+            let head = Self.head(of: error)
+            return .error(ref: head?.ref, id: head?.messageID, code: refusal.code, message: refusal.message)
         }
-        switch frame {
-        case .auth:
-            try await Self.send(
-                .error(id: nil, code: .alreadyAuthenticated, message: "this stream is already authenticated"),
-                to: outbound
-            )
-        case .ack(let ids):
-            let count = try await self.storage.mailboxes.acknowledge(Array(ids.prefix(1_000)), for: token)
-            self.metrics.messagesAcknowledged.increment(by: count)
-        case .send(let envelope):
-            do {
+        var messageID: UUID?
+        do {
+            switch frame.body {
+            case .auth:
+                throw WotsError(.alreadyAuthenticated, "this stream is authenticated already")
+            case .ack(let keys):
+                return .acked(ref: frame.ref, messages: try await self.acknowledger.acknowledge(keys, for: token))
+            case .send(let envelope):
+                messageID = envelope.header.messageID
                 let receipt = try await self.acceptor.accept(envelope, from: token)
-                try await Self.send(
-                    .accepted(id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt),
-                    to: outbound
-                )
-            } catch {
-                let refusal = Refusal(error)
-                self.metrics.countError(code: refusal.code)
-                try await Self.send(
-                    .error(id: envelope.header.messageID, code: refusal.code, message: refusal.message),
-                    to: outbound
-                )
+                return .accepted(ref: frame.ref, id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt)
+            case .subscribe(let directory):
+                if directory { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
+                return .subscribed(ref: frame.ref, directory: directory)
             }
-        case .subscribeDirectory(let on):
-            if on { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
+        } catch {
+            let refusal = Self.refusal(for: error)
+            self.metrics.countError(code: refusal.code)
+            return .error(ref: frame.ref, id: messageID, code: refusal.code, message: refusal.message)
         }
     }
 
-    static func decodeFrame(_ text: String) throws -> ClientFrame {
-        try JSONBody.decode(ClientFrame.self, from: Data(text.utf8))
+    /// Decodes a client frame; a JSON shape error is `invalid_frame`, a bad value keeps its own code.
+    static func decode(_ message: WebSocketMessage) throws -> ClientFrame {
+        guard case .text(let text) = message else {
+            throw FrameError(
+                head: nil,
+                error: WotsError(.invalidFrame, "binary frames are not supported; send JSON text")
+            )
+        }
+        let data = Data(text.utf8)
+        do {
+            return try JSONBody.decode(ClientFrame.self, from: data)
+        } catch let error as WotsError {
+            let head = try? WireCoding.makeDecoder().decode(ClientFrameHead.self, from: data)
+            let code = error.code == .invalidJSON ? ErrorCode.invalidFrame : error.code
+            throw FrameError(head: head, error: WotsError(code, error.reason))
+        }
     }
+
+    private static func head(of error: any Error) -> ClientFrameHead? { (error as? FrameError)?.head }
+
+    private static func refusal(for error: any Error) -> Refusal { Refusal((error as? FrameError)?.error ?? error) }
 
     static func send(_ frame: RelayFrame, to outbound: WebSocketOutboundWriter) async throws {
         let data = try WireCoding.makeEncoder().encode(frame)
         try await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
     }
+}
+
+/// A frame that could not be decoded, with what could be read of it so the refusal still names it.
+private struct FrameError: Error {
+    var head: ClientFrameHead?
+    var error: WotsError
 }

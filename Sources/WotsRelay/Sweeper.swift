@@ -27,8 +27,16 @@ struct Sweeper: Service {
             let expired = try await self.storage.authentication.sweepExpired(now: now)
             let cutoff = now.addingTimeInterval(-self.configuration.messageRetention.seconds)
             let old = try await self.storage.mailboxes.sweep(receivedBefore: cutoff)
-            if expired + old > 0 {
-                self.logger.info("swept", metadata: ["authentication": "\(expired)", "messages": "\(old)"])
+            let forgotten = try await self.storage.mailboxes.forgetAcknowledgements(
+                before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
+            )
+            if expired + old + forgotten > 0 {
+                self.logger.info(
+                    "swept",
+                    metadata: [
+                        "authentication": "\(expired)", "messages": "\(old)", "acknowledgements": "\(forgotten)",
+                    ]
+                )
             }
         } catch {
             self.logger.warning("sweep failed", metadata: ["error": "\(error)"])

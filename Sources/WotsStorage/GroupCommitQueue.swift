@@ -4,7 +4,9 @@ public import WotsCore
 /// Group commit: requests that arrive while a transaction is being written wait together and go into the next one,
 /// so many concurrent writers share one round trip and one fsync instead of paying one each.
 ///
-/// The queue never runs two commits at once; callers that need several writers run several queues.
+/// The queue never runs two commits at once; callers that need several writers run several queues. A commit that
+/// takes longer than `deadline` fails its whole group with `storage_unavailable` and the queue moves on, so a
+/// transaction stuck on a dead connection cannot hold up every later write.
 public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Sendable {
     /// Writes requests in one transaction and returns one outcome per request, in order. A thrown error fails
     /// every request of the group.
@@ -23,11 +25,15 @@ public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Senda
     /// Most requests in one transaction, so a flood of writers still gets answers in bounded time.
     public let maximumGroupSize: Int
 
+    /// Longest one commit may take.
+    public let deadline: Duration
+
     private let state = Mutex(State())
     private let commit: Commit
 
-    public init(maximumGroupSize: Int = 512, commit: @escaping Commit) {
+    public init(maximumGroupSize: Int = 512, deadline: Duration = .seconds(10), commit: @escaping Commit) {
         self.maximumGroupSize = max(1, maximumGroupSize)
+        self.deadline = deadline
         self.commit = commit
     }
 
@@ -60,7 +66,10 @@ public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Senda
             }
             guard !group.isEmpty else { return }
             do {
-                let results = try await self.commit(group.map(\.request))
+                let requests = group.map(\.request)
+                let results = try await Deadline.run(self.deadline, "commit \(requests.count) writes") {
+                    try await self.commit(requests)
+                }
                 guard results.count == group.count else {
                     throw WotsError(
                         .storageCorrupted,

@@ -4,9 +4,12 @@ public import WotsCore
 
 /// A `MailboxRepository` held in memory, for tests and throwaway relays. Nothing survives the process.
 public final class InMemoryMailboxRepository: MailboxRepository {
-    private struct MessageKey: Hashable {
-        var sender: Token
-        var messageID: UUID
+    /// What is kept of an acknowledged message: enough to answer a retried send with its first receipt.
+    private struct Acknowledged {
+        var recipient: Token
+        var receipt: MailboxReceipt
+        var tag: [UInt8]
+        var acknowledgedAt: Date
     }
 
     private struct Mailbox {
@@ -19,6 +22,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         var mailboxes: [Token: Mailbox] = [:]
         /// Where each waiting message is, by the key that makes appends idempotent.
         var sequences: [MessageKey: Int64] = [:]
+        var acknowledged: [MessageKey: Acknowledged] = [:]
 
         mutating func append(
             _ envelope: Envelope,
@@ -26,18 +30,21 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             capacity: Int
         ) -> Result<MailboxReceipt, WotsError> {
             let header = envelope.header
-            let key = MessageKey(sender: header.sender, messageID: header.messageID)
+            let key = header.messageKey
+            let conflict = WotsError(
+                .messageIDConflict,
+                "message id \(header.messageID.lowercasedString) was used by this sender for a different envelope"
+            )
             if let sequence = self.sequences[key] {
                 let stored = self.mailboxes[header.recipient]?.messages.first { $0.sequence == sequence }
-                if let stored, stored.envelope == envelope {
-                    return .success(MailboxReceipt(sequence: stored.sequence, receivedAt: stored.receivedAt))
-                }
-                return .failure(
-                    WotsError(
-                        .messageIDConflict,
-                        "message id \(header.messageID) was used by this sender for a different envelope"
-                    )
-                )
+                guard let stored, stored.envelope == envelope else { return .failure(conflict) }
+                return .success(MailboxReceipt(sequence: stored.sequence, receivedAt: stored.receivedAt, isNew: false))
+            }
+            if let acknowledged = self.acknowledged[key] {
+                guard acknowledged.tag == envelope.acknowledgementTag else { return .failure(conflict) }
+                var receipt = acknowledged.receipt
+                receipt.isNew = false
+                return .success(receipt)
             }
             var mailbox = self.mailboxes[header.recipient, default: Mailbox()]
             guard mailbox.messages.count < capacity else {
@@ -58,17 +65,18 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         }
 
         /// Removes the recipient's messages that match, forgetting their idempotence keys.
-        mutating func remove(from recipient: Token, where shouldRemove: (MailboxMessage) -> Bool) -> Int {
-            guard var mailbox = self.mailboxes[recipient] else { return 0 }
-            let before = mailbox.messages.count
+        /// - Returns: the removed messages.
+        mutating func remove(from recipient: Token, where shouldRemove: (MailboxMessage) -> Bool) -> [MailboxMessage] {
+            guard var mailbox = self.mailboxes[recipient] else { return [] }
+            var removed: [MailboxMessage] = []
             mailbox.messages.removeAll { message in
                 guard shouldRemove(message) else { return false }
-                let header = message.envelope.header
-                self.sequences.removeValue(forKey: MessageKey(sender: header.sender, messageID: header.messageID))
+                self.sequences.removeValue(forKey: message.envelope.header.messageKey)
+                removed.append(message)
                 return true
             }
             self.mailboxes[recipient] = mailbox
-            return before - mailbox.messages.count
+            return removed
         }
     }
 
@@ -99,11 +107,22 @@ public final class InMemoryMailboxRepository: MailboxRepository {
     }
 
     @discardableResult
-    public func acknowledge(_ messageIDs: [UUID], for recipient: Token) async throws -> Int {
-        let ids = Set(messageIDs)
-        return self.state.withLock { state in
-            state.remove(from: recipient) { ids.contains($0.envelope.header.messageID) }
+    public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
+        let wanted = Set(keys)
+        let removed = self.state.withLock { state in
+            let removed = state.remove(from: recipient) { wanted.contains($0.envelope.header.messageKey) }
+            for message in removed {
+                state.acknowledged[message.envelope.header.messageKey] = Acknowledged(
+                    recipient: recipient,
+                    receipt: MailboxReceipt(sequence: message.sequence, receivedAt: message.receivedAt),
+                    tag: message.envelope.acknowledgementTag,
+                    acknowledgedAt: now
+                )
+            }
+            return Set(removed.map(\.envelope.header.messageKey))
         }
+        var reported = Set<MessageKey>()
+        return keys.filter { removed.contains($0) && reported.insert($0).inserted }
     }
 
     public func depth(of recipient: Token) async throws -> Int {
@@ -118,7 +137,10 @@ public final class InMemoryMailboxRepository: MailboxRepository {
     }
 
     public func deleteMailbox(of recipient: Token) async throws {
-        _ = self.state.withLock { state in state.remove(from: recipient) { _ in true } }
+        self.state.withLock { state in
+            _ = state.remove(from: recipient) { _ in true }
+            state.acknowledged = state.acknowledged.filter { $0.value.recipient != recipient }
+        }
     }
 
     @discardableResult
@@ -126,8 +148,17 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         self.state.withLock { state in
             let recipients = Array(state.mailboxes.keys)
             return recipients.reduce(0) { removed, recipient in
-                removed + state.remove(from: recipient) { $0.receivedAt < cutoff }
+                removed + state.remove(from: recipient) { $0.receivedAt < cutoff }.count
             }
+        }
+    }
+
+    @discardableResult
+    public func forgetAcknowledgements(before cutoff: Date) async throws -> Int {
+        self.state.withLock { state in
+            let before = state.acknowledged.count
+            state.acknowledged = state.acknowledged.filter { $0.value.acknowledgedAt >= cutoff }
+            return before - state.acknowledged.count
         }
     }
 }

@@ -2,14 +2,29 @@ public import Foundation
 public import WotsCore
 
 /// What a mailbox said when it took an envelope: the recipient's sequence number and the relay's receive time.
-public struct MailboxReceipt: Sendable, Hashable, Codable {
+///
+/// Equality ignores `isNew`: a retried send gets the same receipt as the first.
+public struct MailboxReceipt: Sendable, Hashable {
     /// Per-recipient, strictly increasing from 1, never reused, even after acknowledgement.
     public var sequence: Int64
     public var receivedAt: Date
+    /// Whether this call stored the message. False when the same envelope was held already, waiting or acknowledged
+    /// within the remembered window: then nothing was stored and nobody must be offered it again.
+    public var isNew: Bool
 
-    public init(sequence: Int64, receivedAt: Date) {
+    public init(sequence: Int64, receivedAt: Date, isNew: Bool = true) {
         self.sequence = sequence
         self.receivedAt = receivedAt
+        self.isNew = isNew
+    }
+
+    public static func == (lhs: MailboxReceipt, rhs: MailboxReceipt) -> Bool {
+        lhs.sequence == rhs.sequence && lhs.receivedAt == rhs.receivedAt
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.sequence)
+        hasher.combine(self.receivedAt)
     }
 }
 
@@ -43,7 +58,10 @@ public struct MailboxStatistics: Sendable, Hashable {
 public protocol MailboxRepository: Sendable {
     /// Durably stores an envelope in its recipient's mailbox before returning.
     ///
-    /// Idempotent by (sender, message id): the same envelope again returns the first receipt and stores nothing.
+    /// Idempotent by (sender, message id): the same envelope again returns the first receipt (`isNew` false) and
+    /// stores nothing, while the message waits and for as long after its acknowledgement as the repository remembers
+    /// it (until `forgetAcknowledgements(before:)` drops it). Envelopes are the same when their bytes are; once
+    /// acknowledged, only the signature is kept to tell (an envelope's signature covers all its other bytes).
     /// - Parameter receivedAt: the receive time recorded in a new receipt (milliseconds are kept).
     /// - Parameter mailboxCapacity: how many unacknowledged messages the recipient may hold.
     /// - Throws: `WotsError.messageIDConflict` when the sender used the id for a different envelope,
@@ -60,10 +78,11 @@ public protocol MailboxRepository: Sendable {
     /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order.
     func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage]
 
-    /// Deletes the recipient's messages with these ids; ids of other mailboxes are ignored.
-    /// - Returns: how many messages were deleted.
+    /// Deletes the recipient's messages with these keys and remembers them as acknowledged at `now`; keys of other
+    /// mailboxes, and keys named twice, count once or not at all.
+    /// - Returns: the keys whose messages were deleted by this call, in the order given.
     @discardableResult
-    func acknowledge(_ messageIDs: [UUID], for recipient: Token) async throws -> Int
+    func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey]
 
     /// How many messages wait in the recipient's mailbox.
     func depth(of recipient: Token) async throws -> Int
@@ -71,8 +90,14 @@ public protocol MailboxRepository: Sendable {
     /// Totals over every mailbox.
     func statistics() async throws -> MailboxStatistics
 
-    /// Removes every message of the recipient's mailbox (account deletion).
+    /// Removes every message of the recipient's mailbox and what is remembered of its acknowledged ones (account
+    /// deletion).
     func deleteMailbox(of recipient: Token) async throws
+
+    /// Forgets acknowledged messages acknowledged before `cutoff`: a retried send of one of them is stored again.
+    /// - Returns: how many were forgotten.
+    @discardableResult
+    func forgetAcknowledgements(before cutoff: Date) async throws -> Int
 
     /// Deletes messages received before `cutoff`.
     /// - Returns: how many were deleted.

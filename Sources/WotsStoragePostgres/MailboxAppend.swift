@@ -76,13 +76,17 @@ extension MailboxAppend {
     ) throws -> Result<MailboxReceipt, WotsError> {
         let header = append.envelope.header
         switch (code, sequence, receivedAt) {
-        case ("stored", let sequence?, let receivedAt?), ("duplicate", let sequence?, let receivedAt?):
+        case ("stored", let sequence?, let receivedAt?):
             return .success(MailboxReceipt(sequence: sequence, receivedAt: PostgresTime.loaded(receivedAt)))
+        case ("duplicate", let sequence?, let receivedAt?):
+            return .success(
+                MailboxReceipt(sequence: sequence, receivedAt: PostgresTime.loaded(receivedAt), isNew: false)
+            )
         case ("conflict", _, _):
             return .failure(
                 WotsError(
                     .messageIDConflict,
-                    "message id \(header.messageID) was used by this sender for a different envelope"
+                    "message id \(header.messageID.lowercasedString) was used by this sender for a different envelope"
                 )
             )
         case ("full", _, _):

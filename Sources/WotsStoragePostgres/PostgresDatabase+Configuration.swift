@@ -19,6 +19,13 @@ extension PostgresDatabase {
         public var requiresTLS: Bool
         /// Most connections the pool opens. Default 20.
         public var maximumConnections: Int
+        /// Longest any operation may take, waiting for a connection included, before it fails with
+        /// `storage_unavailable`. Default 5 seconds.
+        public var operationTimeout: Duration = .seconds(5)
+        /// Longest opening one connection may take. Default 3 seconds.
+        public var connectTimeout: Duration = .seconds(3)
+        /// Longest applying the migrations may take, at start. Default 2 minutes.
+        public var migrationTimeout: Duration = .seconds(120)
 
         /// - Parameters:
         ///   - host: server name or address.
@@ -95,6 +102,7 @@ extension PostgresDatabase {
                 tls: self.requiresTLS ? .require(.makeClientConfiguration()) : .disable
             )
             configuration.options.maximumConnections = max(1, self.maximumConnections)
+            configuration.options.connectTimeout = self.connectTimeout
             return configuration
         }
     }

@@ -24,7 +24,8 @@ extension PostgresDatabase {
     @discardableResult
     func migrate(through lastVersion: Int) async throws -> [Int] {
         let migrations = try Migration.bundled().filter { $0.version <= lastVersion }
-        return try await self.transaction("apply migrations") { connection in
+        return try await self.transaction("apply migrations", timeout: self.configuration.migrationTimeout) {
+            connection in
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))",
                 logger: self.queryLogger

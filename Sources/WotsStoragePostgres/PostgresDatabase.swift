@@ -3,7 +3,7 @@ public import Logging
 import PostgresNIO
 public import ServiceLifecycle
 import WotsCore
-import WotsStorage
+public import WotsStorage
 
 /// One PostgreSQL database shared by every Wots repository of a relay process.
 ///
@@ -15,6 +15,9 @@ public final class PostgresDatabase: Service, Sendable {
     /// A random id for this process's connection to the database, carried in `LISTEN/NOTIFY` payloads so a node can
     /// skip its own notifications.
     public let nodeID: String
+    /// What recent operations say about the database; while the relay's health monitor probes it, operations on an
+    /// unavailable database fail at once.
+    public let health = StorageHealth()
 
     let client: PostgresClient
     let logger: Logger
@@ -44,24 +47,28 @@ public final class PostgresDatabase: Service, Sendable {
         await self.client.run()
     }
 
-    /// Checks that the database answers (`SELECT 1`), for readiness probes.
-    /// - Parameter timeout: how long to wait for the answer. Default 5 seconds.
-    /// - Throws: `WotsError` `storage_unavailable` when it does not answer in time.
-    public func ping(timeout: Duration = .seconds(5)) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await self.withErrorMapping("check the database") {
-                    let rows = try await self.client.query("SELECT 1", logger: self.queryLogger)
-                    for try await _ in rows {}
-                }
+    /// Checks that the database answers and accepts writes (it records this node's heartbeat), for readiness
+    /// probes, and records the outcome in `health`. Never fails fast: this is how an outage is seen to end.
+    /// - Throws: `storage_unavailable` when it does not answer within the operation deadline, `storage_full` when
+    ///   the server is out of disk space.
+    public func ping() async throws {
+        let outcome: Result<Void, any Error>
+        do {
+            try await self.run("record a heartbeat", failingFast: false) {
+                try await self.client.query(
+                    """
+                    INSERT INTO relay_heartbeats (node, at) VALUES (\(self.nodeID), now())
+                    ON CONFLICT (node) DO UPDATE SET at = EXCLUDED.at
+                    """,
+                    logger: self.queryLogger
+                )
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw WotsError(.storageUnavailable, "the database did not answer within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            _ = try await group.next()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
         }
+        self.health.recordProbe(outcome)
+        try outcome.get()
     }
 
     /// The public directory stored in this database.
@@ -71,50 +78,74 @@ public final class PostgresDatabase: Service, Sendable {
     /// The mailboxes stored in this database. Each access makes a new repository: keep one, since appends are
     /// group-committed only with others made through the same repository.
     public var mailboxes: PostgresMailboxRepository { PostgresMailboxRepository(database: self) }
+    /// Account deletion and key rotation, each one transaction.
+    public var accounts: PostgresAccountRepository { PostgresAccountRepository(database: self) }
     /// Relay id, login challenges and sessions stored in this database.
     public var authentication: PostgresAuthenticationRepository { PostgresAuthenticationRepository(database: self) }
 }
 
 extension PostgresDatabase {
-    /// Runs `body`, turning PostgreSQL errors into `WotsError`s.
+    /// Runs `body` within the operation deadline, turning PostgreSQL errors into `WotsError`s and recording the
+    /// outcome in `health`.
     @discardableResult
-    func withErrorMapping<Result>(
+    func withErrorMapping<Result: Sendable>(
         _ operation: String,
         uniqueViolations: [String: WotsError] = [:],
-        _ body: () async throws -> Result
+        _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        do {
-            return try await body()
-        } catch {
-            throw WotsError.mapping(error, operation: operation, uniqueViolations: uniqueViolations)
-        }
+        try await self.run(operation, uniqueViolations: uniqueViolations, body)
     }
 
-    /// Runs `body` in a transaction on one pooled connection, mapping errors to `WotsError`s.
+    /// Runs `body` in a transaction on one pooled connection, as `withErrorMapping` does.
     ///
     /// Deadlocks and serialization failures are retried, and so are unique violations whose constraint is in
-    /// `retryingOn` (a race another transaction won: running again sees its row).
+    /// `retryingOn` (a race another transaction won: running again sees its row). The deadline covers every attempt.
     @discardableResult
     func transaction<Result: Sendable>(
         _ operation: String,
         uniqueViolations: [String: WotsError] = [:],
         retryingOn retryConstraints: Set<String> = [],
-        _ body: (PostgresConnection) async throws -> Result
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let attempts = 4
-        for attempt in 1...attempts {
-            do {
-                return try await self.client.withTransaction(logger: self.queryLogger) { connection in
-                    try await body(connection)
+        try await self.run(operation, uniqueViolations: uniqueViolations, timeout: timeout) {
+            let attempts = 4
+            for attempt in 1...attempts {
+                do {
+                    return try await self.client.withTransaction(logger: self.queryLogger) { connection in
+                        try await body(connection)
+                    }
+                } catch {
+                    let underlying = WotsError.transactionCause(of: error)
+                    if attempt < attempts, WotsError.isRetryable(underlying, constraints: retryConstraints) {
+                        continue
+                    }
+                    throw underlying
                 }
-            } catch {
-                let underlying = WotsError.transactionCause(of: error)
-                if attempt < attempts, WotsError.isRetryable(underlying, constraints: retryConstraints) {
-                    continue
-                }
-                throw WotsError.mapping(underlying, operation: operation, uniqueViolations: uniqueViolations)
             }
+            preconditionFailure("the last attempt returns or throws")
         }
-        preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// The one way every operation reaches the database: fail fast during a known outage, bound the wait, map the
+    /// error, record the outcome.
+    @discardableResult
+    private func run<Result: Sendable>(
+        _ operation: String,
+        uniqueViolations: [String: WotsError] = [:],
+        failingFast: Bool = true,
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        if failingFast, let failure = self.health.fastFailure { throw failure }
+        do {
+            let value = try await Deadline.run(timeout ?? self.configuration.operationTimeout, operation, body)
+            self.health.record(.success(()))
+            return value
+        } catch {
+            let mapped = WotsError.mapping(error, operation: operation, uniqueViolations: uniqueViolations)
+            self.health.record(.failure(mapped))
+            throw mapped
+        }
     }
 }

@@ -128,27 +128,30 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
         }
     }
 
-    private static let columns = "token, nickname, signing_key, encryption_key, fingerprint, registered_at"
+    static let columns = "token, nickname, signing_key, encryption_key, fingerprint, registered_at"
 
     private func fetch(_ operation: String, _ query: PostgresQuery) async throws -> [DirectoryEntry] {
         let rows = try await self.database.withErrorMapping(operation) {
             try await self.database.client.query(query, logger: self.database.queryLogger).collect()
         }
-        return try rows.map { row in
-            do {
-                let (token, nickname, signing, encryption, fingerprint, registeredAt) = try row.decode(
-                    (Data, String, Data, Data, Data, Date).self
-                )
-                return DirectoryEntry(
-                    token: try Token(bytes: Array(token)),
-                    nickname: try Nickname(nickname),
-                    publicKeys: PublicKeys(signing: Array(signing), encryption: Array(encryption)),
-                    fingerprint: try Fingerprint(bytes: Array(fingerprint)),
-                    registeredAt: PostgresTime.loaded(registeredAt)
-                )
-            } catch {
-                throw WotsError(.storageCorrupted, "a stored directory entry could not be decoded")
-            }
+        return try rows.map(Self.entry(from:))
+    }
+
+    /// Decodes a row of `columns`.
+    static func entry(from row: PostgresRow) throws -> DirectoryEntry {
+        do {
+            let (token, nickname, signing, encryption, fingerprint, registeredAt) = try row.decode(
+                (Data, String, Data, Data, Data, Date).self
+            )
+            return DirectoryEntry(
+                token: try Token(bytes: Array(token)),
+                nickname: try Nickname(nickname),
+                publicKeys: PublicKeys(signing: Array(signing), encryption: Array(encryption)),
+                fingerprint: try Fingerprint(bytes: Array(fingerprint)),
+                registeredAt: PostgresTime.loaded(registeredAt)
+            )
+        } catch {
+            throw WotsError(.storageCorrupted, "a stored directory entry could not be decoded")
         }
     }
 }

@@ -108,25 +108,42 @@ public struct PostgresMailboxRepository: MailboxRepository {
     }
 
     @discardableResult
-    public func acknowledge(_ messageIDs: [UUID], for recipient: Token) async throws -> Int {
-        guard !messageIDs.isEmpty else { return 0 }
+    public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
+        guard !keys.isEmpty else { return [] }
         let recipientBytes = Data(recipient.bytes)
-        return try await self.database.transaction("acknowledge messages") { connection in
+        let senders = keys.map { ByteBuffer(bytes: $0.sender.bytes) }
+        let ids = keys.map(\.id)
+        let deleted = try await self.database.transaction("acknowledge messages") { connection in
             try await connection.query(
                 """
-                WITH deleted AS (
-                    DELETE FROM mailbox_messages WHERE recipient = \(recipientBytes) AND message_id = ANY(\(messageIDs))
-                    RETURNING 1
+                WITH wanted AS (
+                    SELECT DISTINCT sender, message_id FROM unnest(\(senders)::bytea[], \(ids)::uuid[]) AS w(sender, message_id)
+                ), deleted AS (
+                    DELETE FROM mailbox_messages AS m USING wanted AS w
+                    WHERE m.sender = w.sender AND m.message_id = w.message_id AND m.recipient = \(recipientBytes)
+                    RETURNING m.sender, m.message_id, m.sequence, m.received_at, m.envelope
+                ), remembered AS (
+                    INSERT INTO acknowledged_messages
+                        (sender, message_id, recipient, sequence, received_at, tag, acknowledged_at)
+                    SELECT sender, message_id, \(recipientBytes), sequence, received_at,
+                        wots_acknowledgement_tag(envelope), \(now)
+                    FROM deleted
+                    ON CONFLICT (sender, message_id) DO NOTHING
                 ), updated AS (
                     UPDATE mailbox_counters SET depth = depth - (SELECT count(*) FROM deleted)
                     WHERE recipient = \(recipientBytes) AND EXISTS (SELECT FROM deleted)
-                    RETURNING 1
                 )
-                SELECT count(*) FROM deleted
+                SELECT sender, message_id FROM deleted
                 """,
                 logger: self.database.queryLogger
-            ).collect().first?.decode(Int.self) ?? 0
+            ).collect().map { row in
+                let (sender, id) = try row.decode((Data, UUID).self)
+                return MessageKey(sender: try Token(bytes: Array(sender)), id: id)
+            }
         }
+        let removed = Set(deleted)
+        var reported = Set<MessageKey>()
+        return keys.filter { removed.contains($0) && reported.insert($0).inserted }
     }
 
     public func depth(of recipient: Token) async throws -> Int {
@@ -162,6 +179,23 @@ public struct PostgresMailboxRepository: MailboxRepository {
                 "DELETE FROM mailbox_messages WHERE recipient = \(recipientBytes)",
                 logger: self.database.queryLogger
             )
+            try await connection.query(
+                "DELETE FROM acknowledged_messages WHERE recipient = \(recipientBytes)",
+                logger: self.database.queryLogger
+            )
+        }
+    }
+
+    @discardableResult
+    public func forgetAcknowledgements(before cutoff: Date) async throws -> Int {
+        try await self.database.withErrorMapping("forget old acknowledgements") {
+            try await self.database.client.query(
+                """
+                WITH forgotten AS (DELETE FROM acknowledged_messages WHERE acknowledged_at < \(cutoff) RETURNING 1)
+                SELECT count(*) FROM forgotten
+                """,
+                logger: self.database.queryLogger
+            ).collect().first?.decode(Int.self) ?? 0
         }
     }
 

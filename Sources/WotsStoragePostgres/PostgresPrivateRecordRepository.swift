@@ -33,20 +33,22 @@ public struct PostgresPrivateRecordRepository: PrivateRecordRepository {
     public func put(_ record: PrivateRecord) async throws {
         let columns = try Columns(record)
         try await self.database.withErrorMapping("store a private record") {
-            try await self.database.client.query(
-                """
-                INSERT INTO private_records (token, kdf_salt, kdf_n, kdf_r, kdf_p, sealed_private_keys, secret_verifier,
-                    avatar_preset, avatar_image)
-                VALUES (\(columns.token), \(columns.salt), \(columns.n), \(columns.r), \(columns.p), \(columns.sealed),
-                    \(columns.verifier), \(columns.avatarPreset), \(columns.avatarImage))
-                ON CONFLICT (token) DO UPDATE SET kdf_salt = EXCLUDED.kdf_salt, kdf_n = EXCLUDED.kdf_n,
-                    kdf_r = EXCLUDED.kdf_r, kdf_p = EXCLUDED.kdf_p, sealed_private_keys = EXCLUDED.sealed_private_keys,
-                    secret_verifier = EXCLUDED.secret_verifier, avatar_preset = EXCLUDED.avatar_preset,
-                    avatar_image = EXCLUDED.avatar_image
-                """,
-                logger: self.database.queryLogger
-            )
+            try await self.database.client.query(try Self.upsert(columns), logger: self.database.queryLogger)
         }
+    }
+
+    /// Inserts a record or replaces the token's earlier one.
+    static func upsert(_ columns: Columns) throws -> PostgresQuery {
+        try """
+        INSERT INTO private_records (token, kdf_salt, kdf_n, kdf_r, kdf_p, sealed_private_keys, secret_verifier,
+            avatar_preset, avatar_image)
+        VALUES (\(columns.token), \(columns.salt), \(columns.n), \(columns.r), \(columns.p), \(columns.sealed),
+            \(columns.verifier), \(columns.avatarPreset), \(columns.avatarImage))
+        ON CONFLICT (token) DO UPDATE SET kdf_salt = EXCLUDED.kdf_salt, kdf_n = EXCLUDED.kdf_n,
+            kdf_r = EXCLUDED.kdf_r, kdf_p = EXCLUDED.kdf_p, sealed_private_keys = EXCLUDED.sealed_private_keys,
+            secret_verifier = EXCLUDED.secret_verifier, avatar_preset = EXCLUDED.avatar_preset,
+            avatar_image = EXCLUDED.avatar_image
+        """
     }
 
     public func record(for token: Token) async throws -> PrivateRecord? {
@@ -99,7 +101,7 @@ public struct PostgresPrivateRecordRepository: PrivateRecordRepository {
 
 extension PostgresPrivateRecordRepository {
     /// A record as the values bound to its row.
-    private struct Columns {
+    struct Columns: Sendable {
         var token: Data
         var salt: Data
         var n: Int64

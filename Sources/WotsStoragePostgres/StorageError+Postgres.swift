@@ -25,6 +25,9 @@ extension WotsError {
                 {
                     return mapped
                 }
+                if state == "53100" {
+                    return WotsError(.storageFull, "the database server's disk is full: could not \(operation)")
+                }
                 return WotsError(.storageUnavailable, "the database refused to \(operation) (SQLSTATE \(state))")
             }
             return WotsError(.storageUnavailable, "the database is unavailable: could not \(operation) (\(error.code))")

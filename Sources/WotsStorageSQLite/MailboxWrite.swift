@@ -13,11 +13,11 @@ struct AppendRequest: Sendable {
 /// A mailbox change that may share a group-committed transaction with others.
 enum MailboxWrite: Sendable {
     case append(AppendRequest)
-    case acknowledge([UUID], recipient: Token)
+    case acknowledge([MessageKey], recipient: Token, at: Date)
 
     enum Outcome: Sendable {
         case stored(MailboxReceipt)
-        case acknowledged(Int)
+        case acknowledged([MessageKey])
     }
 
     /// Performs the change inside the caller's transaction. A refusal of this write alone is a failure result; a
@@ -26,54 +26,67 @@ enum MailboxWrite: Sendable {
         switch self {
         case .append(let request):
             return try request.store(in: db).map(Outcome.stored)
-        case .acknowledge(let ids, let recipient):
-            return .success(.acknowledged(try Self.acknowledge(ids, for: recipient, in: db)))
+        case .acknowledge(let keys, let recipient, let now):
+            return .success(.acknowledged(try Self.acknowledge(keys, for: recipient, at: now, in: db)))
         }
     }
 
-    private static func acknowledge(_ ids: [UUID], for recipient: Token, in db: Database) throws -> Int {
-        let delete = try db.cachedStatement(sql: "DELETE FROM mailbox_messages WHERE recipient = ? AND message_id = ?")
-        var deleted = 0
-        for id in ids {
-            try delete.execute(arguments: [recipient.databaseBytes, id.databaseBytes])
-            deleted += db.changesCount
+    /// Deletes the recipient's messages with these keys and remembers each as acknowledged.
+    static func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date, in db: Database) throws
+        -> [MessageKey]
+    {
+        let delete = try db.cachedStatement(
+            sql: """
+                DELETE FROM mailbox_messages WHERE sender = ? AND message_id = ? AND recipient = ?
+                RETURNING sequence, received_at_ms, envelope
+                """
+        )
+        let remember = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO acknowledged_messages
+                    (sender, message_id, recipient, sequence, received_at_ms, tag, acknowledged_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        )
+        var deleted: [MessageKey] = []
+        for key in keys {
+            let arguments: StatementArguments = [
+                key.sender.databaseBytes, key.id.databaseBytes, recipient.databaseBytes,
+            ]
+            guard let row = try Row.fetchOne(delete, arguments: arguments) else { continue }
+            let envelope = row["envelope"] as Data
+            try remember.execute(
+                arguments: arguments + [
+                    row["sequence"] as Int64, row["received_at_ms"] as Int64,
+                    envelope.suffix(Envelope.acknowledgementTagSize),
+                    now.millisecondsSince1970,
+                ]
+            )
+            deleted.append(key)
         }
-        if deleted > 0 {
+        if !deleted.isEmpty {
             try db.cachedStatement(sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?")
-                .execute(arguments: [deleted, recipient.databaseBytes])
+                .execute(arguments: [deleted.count, recipient.databaseBytes])
         }
         return deleted
+    }
+
+    /// Removes every waiting message of a recipient and what is remembered of its acknowledged ones. The counter row
+    /// stays, so the recipient's sequence numbers are never handed out again.
+    static func deleteMailbox(of recipient: Token, in db: Database) throws {
+        let recipient = recipient.databaseBytes
+        try db.execute(sql: "DELETE FROM mailbox_messages WHERE recipient = ?", arguments: [recipient])
+        try db.execute(sql: "UPDATE mailbox_counters SET depth = 0 WHERE recipient = ?", arguments: [recipient])
+        try db.execute(sql: "DELETE FROM acknowledged_messages WHERE recipient = ?", arguments: [recipient])
     }
 }
 
 extension AppendRequest {
     /// Stores the envelope inside the caller's transaction, or says why not.
     func store(in db: Database) throws -> Result<MailboxReceipt, WotsError> {
+        if let held = try self.heldReceipt(in: db) { return held }
         let header = self.envelope.header
-        let serialized = Data(self.envelope.serialized)
         let recipient = header.recipient.databaseBytes
-        if let existing = try Row.fetchOne(
-            db.cachedStatement(
-                sql:
-                    "SELECT sequence, received_at_ms, envelope FROM mailbox_messages WHERE sender = ? AND message_id = ?"
-            ),
-            arguments: [header.sender.databaseBytes, header.messageID.databaseBytes]
-        ) {
-            guard existing["envelope"] as Data == serialized else {
-                return .failure(
-                    WotsError(
-                        .messageIDConflict,
-                        "message id \(header.messageID) was used by this sender for a different envelope"
-                    )
-                )
-            }
-            return .success(
-                MailboxReceipt(
-                    sequence: existing["sequence"],
-                    receivedAt: Date(millisecondsSince1970: existing["received_at_ms"])
-                )
-            )
-        }
         let counter = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT next_sequence, depth FROM mailbox_counters WHERE recipient = ?"),
             arguments: [recipient]
@@ -84,7 +97,7 @@ extension AppendRequest {
             return .failure(
                 WotsError(
                     .mailboxFull,
-                    "mailbox of \(header.recipient) holds \(self.mailboxCapacity) messages already"
+                    "the mailbox of \(header.recipient) holds \(self.mailboxCapacity) messages already"
                 )
             )
         }
@@ -97,7 +110,7 @@ extension AppendRequest {
         ).execute(
             arguments: [
                 recipient, sequence, header.sender.databaseBytes, header.messageID.databaseBytes, receivedAt,
-                serialized,
+                Data(self.envelope.serialized),
             ]
         )
         try db.cachedStatement(
@@ -107,5 +120,49 @@ extension AppendRequest {
                 """
         ).execute(arguments: [recipient, sequence + 1, depth + 1])
         return .success(MailboxReceipt(sequence: sequence, receivedAt: Date(millisecondsSince1970: receivedAt)))
+    }
+
+    /// The first receipt when this (sender, id) is waiting or remembered as acknowledged; a conflict when it was
+    /// used for another envelope; nil when it is new.
+    private func heldReceipt(in db: Database) throws -> Result<MailboxReceipt, WotsError>? {
+        let header = self.envelope.header
+        let key: StatementArguments = [header.sender.databaseBytes, header.messageID.databaseBytes]
+        let conflict = WotsError(
+            .messageIDConflict,
+            "message id \(header.messageID.lowercasedString) was used by this sender for a different envelope"
+        )
+        if let waiting = try Row.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT sequence, received_at_ms, envelope FROM mailbox_messages WHERE sender = ? AND message_id = ?"
+            ),
+            arguments: key
+        ) {
+            guard waiting["envelope"] as Data == Data(self.envelope.serialized) else { return .failure(conflict) }
+            return .success(Self.receipt(waiting))
+        }
+        if let acknowledged = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT sequence, received_at_ms, tag FROM acknowledged_messages
+                    WHERE sender = ? AND message_id = ?
+                    """
+            ),
+            arguments: key
+        ) {
+            guard acknowledged["tag"] as Data == Data(self.envelope.acknowledgementTag) else {
+                return .failure(conflict)
+            }
+            return .success(Self.receipt(acknowledged))
+        }
+        return nil
+    }
+
+    private static func receipt(_ row: Row) -> MailboxReceipt {
+        MailboxReceipt(
+            sequence: row["sequence"],
+            receivedAt: Date(millisecondsSince1970: row["received_at_ms"]),
+            isNew: false
+        )
     }
 }

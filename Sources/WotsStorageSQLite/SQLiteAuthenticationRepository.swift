@@ -13,7 +13,7 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     }
 
     public func relayID(storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
-        try await self.database.write("storing the relay id") { db in
+        try await self.database.write("store the relay id") { db in
             try db.execute(
                 sql:
                     "INSERT INTO relay_identity (singleton, relay_id) VALUES (1, ?) ON CONFLICT (singleton) DO NOTHING",
@@ -28,7 +28,7 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     }
 
     public func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws {
-        try await self.database.write("storing a challenge") { db in
+        try await self.database.write("store a challenge") { db in
             try db.execute(
                 sql: """
                     INSERT INTO auth_challenges (nonce, expires_at_ms) VALUES (?, ?)
@@ -40,7 +40,7 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool {
-        try await self.database.write("consuming a challenge") { db in
+        try await self.database.write("consume a challenge") { db in
             // The write lock makes the DELETE atomic: of several racing callers, one gets the row.
             let expiresAt = try Int64.fetchOne(
                 db,
@@ -53,7 +53,7 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     }
 
     public func storeSession(hash: [UInt8], token: Token, expiresAt: Date) async throws {
-        try await self.database.write("storing a session") { db in
+        try await self.database.write("store a session") { db in
             try db.execute(
                 sql: """
                     INSERT INTO auth_sessions (hash, token, expires_at_ms) VALUES (?, ?, ?)
@@ -65,7 +65,7 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     }
 
     public func session(hash: [UInt8], now: Date) async throws -> ActiveSession? {
-        try await self.database.read("reading a session") { db in
+        try await self.database.read("read a session") { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(
@@ -82,15 +82,17 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
     }
 
     public func deleteSessions(of token: Token) async throws {
-        try await self.database.write("deleting sessions") { db in
-            try db.execute(sql: "DELETE FROM auth_sessions WHERE token = ?", arguments: [token.databaseBytes])
-        }
+        try await self.database.write("delete sessions") { db in try Self.deleteSessions(of: token, in: db) }
+    }
+
+    static func deleteSessions(of token: Token, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM auth_sessions WHERE token = ?", arguments: [token.databaseBytes])
     }
 
     @discardableResult
     public func sweepExpired(now: Date) async throws -> Int {
         let now = now.millisecondsSince1970
-        return try await self.database.write("sweeping expired challenges and sessions") { db in
+        return try await self.database.write("sweep expired challenges and sessions") { db in
             try db.execute(sql: "DELETE FROM auth_challenges WHERE expires_at_ms <= ?", arguments: [now])
             let challenges = db.changesCount
             try db.execute(sql: "DELETE FROM auth_sessions WHERE expires_at_ms <= ?", arguments: [now])

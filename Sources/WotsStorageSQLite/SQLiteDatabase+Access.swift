@@ -4,25 +4,58 @@ import WotsCore
 import WotsStorage
 
 extension SQLiteDatabase {
-    /// Runs `updates` in a write transaction (GRDB's async overload), mapping failures to `WotsError`.
-    func write<T: Sendable>(_ action: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+    /// Runs `updates` in a write transaction (GRDB's async overload) within the operation deadline, records the
+    /// outcome in `health`, and maps failures to `WotsError`.
+    func write<T: Sendable>(_ action: String, _ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await self.access(action) { try await self.pool.write(updates) }
+    }
+
+    /// Runs `value` in a read-only transaction (GRDB's async overload), as `write` does.
+    func read<T: Sendable>(_ action: String, _ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await self.access(action) { try await self.pool.read(value) }
+    }
+
+    private func access<T: Sendable>(_ action: String, _ body: @escaping @Sendable () async throws -> T) async throws
+        -> T
+    {
         do {
-            return try await self.pool.write(updates)
+            let value = try await Deadline.run(self.configuration.operationTimeout, action, body)
+            self.health.record(.success(()))
+            return value
         } catch {
-            throw Self.storageError(error, while: action)
+            let mapped = Self.storageError(error, while: action)
+            self.health.record(.failure(mapped))
+            throw mapped
         }
     }
 
-    /// Runs `value` in a read-only transaction (GRDB's async overload), mapping failures to `WotsError`.
-    func read<T: Sendable>(_ action: String, _ value: @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await self.pool.read(value)
-        } catch {
-            throw Self.storageError(error, while: action)
+    /// Refuses with `storage_full` when the file system's free space plus SQLite's free pages is below the reserve.
+    /// - Parameter fresh: read the file system now rather than a reading up to 250 ms old.
+    func requireFreeSpace(fresh: Bool = false) async throws {
+        guard let free = self.space.freeBytes(fresh: fresh) else { return }
+        let reserve = self.configuration.minimumFreeSpace
+        guard free < reserve else { return }
+        let reusable = try await self.read("count free pages") { db in
+            let pages = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            return pages * pageSize
         }
+        guard free + reusable < reserve else { return }
+        let error = WotsError(
+            .storageFull,
+            "the relay has \(Self.mebibytes(free + reusable)) free, below its reserve of \(Self.mebibytes(reserve)); "
+                + "new mail waits until acknowledgements or an operator free space"
+        )
+        self.health.record(.failure(error))
+        throw error
     }
 
-    /// Turns whatever GRDB threw into a `WotsError` whose reason holds SQLite's message, never bound values.
+    private static func mebibytes(_ bytes: Int64) -> String {
+        String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+    }
+
+    /// Turns whatever GRDB threw into a `WotsError` naming the action and SQLite's result code, never SQLite's own
+    /// message (it can quote values) nor bound values.
     static func storageError(_ error: any Error, while action: String) -> any Error {
         switch error {
         case let error as WotsError:
@@ -30,21 +63,25 @@ extension SQLiteDatabase {
         case is CancellationError:
             return error
         case let error as DatabaseError:
-            let message = error.message ?? "SQLite error \(error.extendedResultCode.rawValue)"
+            let code = error.extendedResultCode
             if error.resultCode == .SQLITE_CONSTRAINT {
+                let message = error.message ?? ""
                 if message.contains("directory_entries.nickname") {
-                    return WotsError(.nicknameTaken, "nickname is taken (\(message))")
+                    return WotsError(.nicknameTaken, "the nickname is taken")
                 }
                 if message.contains("directory_entries.token") || message.contains("private_records.token") {
-                    return WotsError(.tokenTaken, "token is taken (\(message))")
+                    return WotsError(.tokenTaken, "the token is registered already")
                 }
                 if message.contains("mailbox_messages.sender") {
-                    return WotsError(.messageIDConflict, "message id was used by this sender (\(message))")
+                    return WotsError(.messageIDConflict, "the message id was used by this sender already")
                 }
             }
-            return WotsError(.storageUnavailable, "SQLite failed while \(action): \(message)")
+            if error.resultCode == .SQLITE_FULL {
+                return WotsError(.storageFull, "the disk is full: could not \(action)")
+            }
+            return WotsError(.storageUnavailable, "SQLite failed to \(action) (\(code))")
         default:
-            return WotsError(.storageUnavailable, "SQLite failed while \(action): \(type(of: error))")
+            return WotsError(.storageUnavailable, "SQLite failed to \(action) (\(type(of: error)))")
         }
     }
 }

@@ -56,7 +56,7 @@ extension SQLiteDatabase {
 
     /// The versions recorded in `schema_migrations`, in order.
     func appliedMigrationVersions() async throws -> [Int] {
-        try await self.read("reading schema_migrations") { db in
+        try await self.read("read schema_migrations") { db in
             try Int.fetchAll(db, sql: "SELECT version FROM schema_migrations ORDER BY version")
         }
     }
@@ -94,7 +94,7 @@ extension SQLiteDatabase {
                 }
             }
         } catch {
-            throw Self.storageError(error, while: "applying migrations")
+            throw Self.storageError(error, while: "apply migrations")
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 public import Logging
 import WotsCore
-import WotsStorage
+public import WotsStorage
 
 /// One SQLite database file shared by the SQLite repositories: a WAL-mode connection pool (one writer, concurrent
 /// readers) with the `schema/sqlite` migrations applied.
@@ -15,6 +15,12 @@ public final class SQLiteDatabase: Sendable {
         public var busyTimeout: Duration = .seconds(5)
         /// How many read-only connections may run at once beside the writer. Default 4.
         public var maximumReaderCount: Int = 4
+        /// Longest any read or write may take before it fails with `storage_unavailable`. Default 10 seconds.
+        public var operationTimeout: Duration = .seconds(10)
+        /// Free space kept in reserve, in bytes: below it new mail and registrations are refused with
+        /// `storage_full`, while acknowledgements, logins and deletions, which free space or need little, go on.
+        /// Counts free space on the file system plus SQLite's own free pages. Default 64 MiB.
+        public var minimumFreeSpace: Int64 = 64 << 20
 
         /// The defaults.
         public init() {}
@@ -22,8 +28,12 @@ public final class SQLiteDatabase: Sendable {
 
     /// The database file.
     public let path: String
+    /// What recent operations say about the database.
+    public let health = StorageHealth()
+    let configuration: Configuration
     let pool: DatabasePool
     let logger: Logger
+    let space: FreeSpaceGauge
 
     /// Opens (creating if needed) the database file and applies every migration not applied yet.
     /// - Parameters:
@@ -38,6 +48,8 @@ public final class SQLiteDatabase: Sendable {
     ) async throws {
         self.path = path
         self.logger = logger
+        self.configuration = configuration
+        self.space = FreeSpaceGauge(folder: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
             try FileManager.default.createDirectory(
@@ -68,7 +80,7 @@ public final class SQLiteDatabase: Sendable {
             // Set on the pool's one writer connection after opening: turning WAL on sets it back to NORMAL.
             try await self.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
-            throw SQLiteDatabase.storageError(error, while: "opening \(path)")
+            throw SQLiteDatabase.storageError(error, while: "open \(path)")
         }
         try await self.migrate()
     }
@@ -78,13 +90,22 @@ public final class SQLiteDatabase: Sendable {
         do {
             try self.pool.close()
         } catch {
-            throw SQLiteDatabase.storageError(error, while: "closing the database")
+            throw SQLiteDatabase.storageError(error, while: "close the database")
         }
     }
 
-    /// Checks that the database answers a query (for readiness probes).
-    /// - Throws: `WotsError` `storage_unavailable` when it does not.
+    /// Checks that the database answers and has room (for readiness probes), and records the outcome in `health`.
+    /// - Throws: `storage_unavailable` when it does not answer, `storage_full` when it is short of space.
     public func ping() async throws {
-        _ = try await self.read("pinging the database") { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        let outcome: Result<Void, any Error>
+        do {
+            _ = try await self.read("answer a ping") { db in try Int.fetchOne(db, sql: "SELECT 1") }
+            try await self.requireFreeSpace(fresh: true)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        self.health.recordProbe(outcome)
+        try outcome.get()
     }
 }

@@ -14,7 +14,8 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
     }
 
     public func create(_ entry: DirectoryEntry) async throws {
-        try await self.database.write("creating a directory entry") { db in
+        try await self.database.requireFreeSpace()
+        try await self.database.write("create a directory entry") { db in
             let nicknameTaken = try Bool.fetchOne(
                 db,
                 sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE nickname = ?)",
@@ -47,7 +48,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
     }
 
     public func undoCreate(token: Token) async throws {
-        try await self.database.write("undoing a directory entry") { db in
+        try await self.database.write("undo a directory entry") { db in
             try db.execute(
                 sql: "DELETE FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL",
                 arguments: [token.databaseBytes]
@@ -56,7 +57,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
     }
 
     public func entry(nickname: Nickname) async throws -> DirectoryEntry? {
-        try await self.database.read("reading a directory entry") { db in
+        try await self.database.read("read a directory entry") { db in
             try Row.fetchOne(
                 db,
                 sql: """
@@ -69,7 +70,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
     }
 
     public func entry(token: Token) async throws -> DirectoryEntry? {
-        try await self.database.read("reading a directory entry") { db in
+        try await self.database.read("read a directory entry") { db in
             try Row.fetchOne(
                 db,
                 sql: """
@@ -82,7 +83,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
     }
 
     public func page(limit: PageLimit, after cursor: WotsCore.Cursor?) async throws -> Page<DirectoryEntry> {
-        try await self.database.read("reading a directory page") { db in
+        try await self.database.read("read a directory page") { db in
             // One row more than asked says whether another page follows. The empty string sorts before every nickname.
             let rows = try Row.fetchAll(
                 db,
@@ -106,41 +107,55 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         publicKeys: PublicKeys,
         fingerprint: Fingerprint
     ) async throws -> DirectoryEntry {
-        try await self.database.write("rotating keys") { db in
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    UPDATE directory_entries SET signing_key = ?, encryption_key = ?, fingerprint = ?
-                    WHERE token = ? AND deleted_at_ms IS NULL
-                    RETURNING token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
-                    """,
-                arguments: [
-                    Data(publicKeys.signing), Data(publicKeys.encryption), Data(fingerprint.bytes),
-                    token.databaseBytes,
-                ]
-            )
-            guard let row else {
-                throw WotsError(.notFound, "token \(token) has no directory entry")
-            }
-            return try Self.entry(from: row)
+        try await self.database.write("rotate keys") { db in
+            guard
+                let entry = try Self.rotateKeys(token: token, publicKeys: publicKeys, fingerprint: fingerprint, in: db)
+            else { throw WotsError(.notFound, "token \(token) has no directory entry") }
+            return entry
         }
     }
 
     public func delete(token: Token) async throws {
-        let now = Date().millisecondsSince1970
-        try await self.database.write("deleting a directory entry") { db in
-            try db.execute(
-                sql: "UPDATE directory_entries SET deleted_at_ms = ? WHERE token = ? AND deleted_at_ms IS NULL",
-                arguments: [now, token.databaseBytes]
-            )
-            guard db.changesCount > 0 else {
+        let now = Date()
+        try await self.database.write("delete a directory entry") { db in
+            guard try Self.tombstone(token: token, at: now, in: db) != nil else {
                 throw WotsError(.notFound, "token \(token) has no directory entry")
             }
         }
     }
 
+    /// Replaces a live entry's keys inside the caller's transaction; nil when there is no live entry.
+    static func rotateKeys(token: Token, publicKeys: PublicKeys, fingerprint: Fingerprint, in db: Database) throws
+        -> DirectoryEntry?
+    {
+        try Row.fetchOne(
+            db,
+            sql: """
+                UPDATE directory_entries SET signing_key = ?, encryption_key = ?, fingerprint = ?
+                WHERE token = ? AND deleted_at_ms IS NULL
+                RETURNING token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                """,
+            arguments: [
+                Data(publicKeys.signing), Data(publicKeys.encryption), Data(fingerprint.bytes), token.databaseBytes,
+            ]
+        ).map(Self.entry(from:))
+    }
+
+    /// Turns a live entry into a tombstone inside the caller's transaction; returns the entry as it was, nil when
+    /// there is no live entry.
+    static func tombstone(token: Token, at now: Date, in db: Database) throws -> DirectoryEntry? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                UPDATE directory_entries SET deleted_at_ms = ? WHERE token = ? AND deleted_at_ms IS NULL
+                RETURNING token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                """,
+            arguments: [now.millisecondsSince1970, token.databaseBytes]
+        ).map(Self.entry(from:))
+    }
+
     public func count() async throws -> Int {
-        try await self.database.read("counting directory entries") { db in
+        try await self.database.read("count directory entries") { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM directory_entries WHERE deleted_at_ms IS NULL") ?? 0
         }
     }

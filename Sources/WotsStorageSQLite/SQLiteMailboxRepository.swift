@@ -15,14 +15,15 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     /// Uses the tables of an opened, migrated database.
     public init(database: SQLiteDatabase) {
         self.database = database
-        self.writes = GroupCommitQueue { writes in
-            try await database.write("writing \(writes.count) mailbox changes") { db in
+        self.writes = GroupCommitQueue(deadline: database.configuration.operationTimeout) { writes in
+            try await database.write("write \(writes.count) mailbox changes") { db in
                 try writes.map { try $0.perform(in: db) }
             }
         }
     }
 
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
+        try await self.database.requireFreeSpace()
         let request = AppendRequest(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
         guard case .stored(let receipt) = try await self.writes.submit(.append(request)) else {
             throw WotsError(.storageCorrupted, "an append was answered as an acknowledgement")
@@ -36,17 +37,18 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         mailboxCapacity: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>] {
         guard !envelopes.isEmpty else { return [] }
+        try await self.database.requireFreeSpace()
         let requests = envelopes.map {
             AppendRequest(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
         }
-        return try await self.database.write("appending a batch of \(requests.count) envelopes") { db in
+        return try await self.database.write("append a batch of \(requests.count) envelopes") { db in
             try requests.map { try $0.store(in: db) }
         }
     }
 
     public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
         guard limit > 0 else { return [] }
-        return try await self.database.read("reading a mailbox") { db in
+        return try await self.database.read("read a mailbox") { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -79,18 +81,22 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     }
 
     @discardableResult
-    public func acknowledge(_ messageIDs: [UUID], for recipient: Token) async throws -> Int {
-        let ids = Array(Set(messageIDs))
-        guard !ids.isEmpty else { return 0 }
-        guard case .acknowledged(let count) = try await self.writes.submit(.acknowledge(ids, recipient: recipient))
+    public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
+        var seen = Set<MessageKey>()
+        let unique = keys.filter { seen.insert($0).inserted }
+        guard !unique.isEmpty else { return [] }
+        guard
+            case .acknowledged(let deleted) = try await self.writes.submit(
+                .acknowledge(unique, recipient: recipient, at: now)
+            )
         else {
             throw WotsError(.storageCorrupted, "an acknowledgement was answered as an append")
         }
-        return count
+        return deleted
     }
 
     public func depth(of recipient: Token) async throws -> Int {
-        try await self.database.read("reading a mailbox depth") { db in
+        try await self.database.read("read a mailbox depth") { db in
             try Int.fetchOne(
                 db,
                 sql: "SELECT depth FROM mailbox_counters WHERE recipient = ?",
@@ -100,7 +106,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     }
 
     public func statistics() async throws -> MailboxStatistics {
-        try await self.database.read("reading mailbox statistics") { db in
+        try await self.database.read("read mailbox statistics") { db in
             let row = try Row.fetchOne(
                 db,
                 sql:
@@ -111,23 +117,25 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     }
 
     public func deleteMailbox(of recipient: Token) async throws {
-        try await self.database.write("deleting a mailbox") { db in
+        try await self.database.write("delete a mailbox") { db in try MailboxWrite.deleteMailbox(of: recipient, in: db)
+        }
+    }
+
+    @discardableResult
+    public func forgetAcknowledgements(before cutoff: Date) async throws -> Int {
+        try await self.database.write("forget old acknowledgements") { db in
             try db.execute(
-                sql: "DELETE FROM mailbox_messages WHERE recipient = ?",
-                arguments: [recipient.databaseBytes]
+                sql: "DELETE FROM acknowledged_messages WHERE acknowledged_at_ms < ?",
+                arguments: [cutoff.millisecondsSince1970RoundedUp]
             )
-            // The counter row stays, so the recipient's sequence numbers are never handed out again.
-            try db.execute(
-                sql: "UPDATE mailbox_counters SET depth = 0 WHERE recipient = ?",
-                arguments: [recipient.databaseBytes]
-            )
+            return db.changesCount
         }
     }
 
     @discardableResult
     public func sweep(receivedBefore cutoff: Date) async throws -> Int {
         let cutoff = cutoff.millisecondsSince1970RoundedUp
-        return try await self.database.write("sweeping mailboxes") { db in
+        return try await self.database.write("sweep mailboxes") { db in
             let recipients = try Data.fetchAll(
                 db,
                 sql: "DELETE FROM mailbox_messages WHERE received_at_ms < ? RETURNING recipient",

@@ -13,7 +13,7 @@ public struct SQLitePrivateRecordRepository: PrivateRecordRepository {
     }
 
     public func create(_ record: PrivateRecord) async throws {
-        try await self.database.write("creating a private record") { db in
+        try await self.database.write("create a private record") { db in
             let exists = try Bool.fetchOne(
                 db,
                 sql: "SELECT EXISTS (SELECT 1 FROM private_records WHERE token = ?)",
@@ -27,13 +27,13 @@ public struct SQLitePrivateRecordRepository: PrivateRecordRepository {
     }
 
     public func put(_ record: PrivateRecord) async throws {
-        try await self.database.write("storing a private record") { db in
+        try await self.database.write("store a private record") { db in
             try Self.insert(record, replacing: true, in: db)
         }
     }
 
     public func record(for token: Token) async throws -> PrivateRecord? {
-        try await self.database.read("reading a private record") { db in
+        try await self.database.read("read a private record") { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
@@ -48,12 +48,14 @@ public struct SQLitePrivateRecordRepository: PrivateRecordRepository {
     }
 
     public func delete(token: Token) async throws {
-        try await self.database.write("deleting a private record") { db in
-            try db.execute(sql: "DELETE FROM private_records WHERE token = ?", arguments: [token.databaseBytes])
-        }
+        try await self.database.write("delete a private record") { db in try Self.delete(token: token, in: db) }
     }
 
-    private static func insert(_ record: PrivateRecord, replacing: Bool, in db: Database) throws {
+    static func delete(token: Token, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM private_records WHERE token = ?", arguments: [token.databaseBytes])
+    }
+
+    static func insert(_ record: PrivateRecord, replacing: Bool, in db: Database) throws {
         var preset: String?
         var image: Data?
         switch record.avatar {

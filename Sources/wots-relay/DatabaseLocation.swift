@@ -36,7 +36,9 @@ enum DatabaseLocation {
                 privateRecords: SQLitePrivateRecordRepository(database: database),
                 mailboxes: SQLiteMailboxRepository(database: database),
                 authentication: SQLiteAuthenticationRepository(database: database),
-                checkReadiness: { try await database.ping() }
+                accounts: SQLiteAccountRepository(database: database),
+                health: database.health,
+                probe: { try await database.ping() }
             )
             logger.info("database ready", metadata: ["backend": "sqlite", "path": "\(path)"])
             return DatabaseBackend(storage: storage, services: [], prepare: {})
@@ -47,7 +49,9 @@ enum DatabaseLocation {
                 privateRecords: database.privateRecords,
                 mailboxes: database.mailboxes,
                 authentication: database.authentication,
-                checkReadiness: { try await database.ping() }
+                accounts: database.accounts,
+                health: database.health,
+                probe: { try await database.ping() }
             )
             let notifications = PostgresMailNotifications(database: database, eventBus: bus, logger: logger)
             return DatabaseBackend(

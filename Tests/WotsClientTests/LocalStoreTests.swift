@@ -31,7 +31,7 @@ import WotsTesting
         book.pin(TestIdentities.bob.entry())
         try store.save(book)
         var seen = SeenMessages()
-        seen.insert(UUID())
+        seen.insert(MessageKey(sender: TestIdentities.bob.token, id: UUID()))
         try store.save(seen)
 
         #expect(try mode(of: folder.home) == 0o700)

@@ -87,7 +87,7 @@ import WotsTesting
         let delivery = try delivered("once", from: bob)
         let opened = try await opener.open(delivery)
         let first = try #require(opened)
-        opener.markSeen(first.id)
+        opener.markSeen(first.key)
         let again = try await opener.open(delivery)
         #expect(again == nil)
     }

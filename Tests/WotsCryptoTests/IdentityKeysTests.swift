@@ -69,7 +69,7 @@ import WotsTesting
 
     @Test func identityDescribesItselfWithoutKeyMaterial() throws {
         let alice = TestIdentities.alice.identity
-        #expect(alice.description == "IdentityKeys(RSA-2048 ×2, fingerprint \(alice.fingerprint.grouped))")
+        #expect(alice.description == "IdentityKeys(RSA-2048 ×2, fingerprint \(alice.fingerprint.grouped), 0 retired)")
         #expect(alice.signingPublicKey.description == "SigningPublicKey(RSA-2048)")
         #expect(alice.encryptionPublicKey.description == "EncryptionPublicKey(RSA-2048)")
     }

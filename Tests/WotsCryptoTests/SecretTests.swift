@@ -136,7 +136,10 @@ import WotsTesting
             }
         }
         #expect(throws: WotsError(.unsupportedVersion, "")) {
-            try SealedPrivateKeys(bytes: [2] + sealed.dropFirst()).open(token: alice.token, keys: keys)
+            try SealedPrivateKeys(bytes: [3] + sealed.dropFirst()).open(token: alice.token, keys: keys)
+        }
+        #expect(throws: WotsError(.wrongSecret, ""), "a version-2 blob relabelled as version 1 fails its tag") {
+            try SealedPrivateKeys(bytes: [1] + sealed.dropFirst()).open(token: alice.token, keys: keys)
         }
         #expect(throws: WotsError(.wrongSecret, "")) {
             try SealedPrivateKeys(bytes: [1] + SecureRandom.bytes(3_000)).open(token: alice.token, keys: keys)

@@ -166,13 +166,16 @@ import WotsTesting
 
             let toOldKey = try await client.send(try seal("stale", from: alice, to: bob), session: aliceSession)
             #expect(toOldKey.errorCode == .recipientKeyChanged)
-            let signedByOldKey = try await client.send(try seal("old", from: bob, to: alice), session: bobSession)
-            #expect(signedByOldKey.status == .badRequest, "\(signedByOldKey.errorMessage ?? "")")
+            let oldSession = try await client.send(try seal("new", from: rotatedBob, to: alice), session: bobSession)
+            #expect(oldSession.errorCode == .invalidSession, "a rotation ends every session of the account")
+            let newSession = try await client.login(rotatedBob)
+            let signedByOldKey = try await client.send(try seal("old", from: bob, to: alice), session: newSession)
+            #expect(signedByOldKey.errorCode == .senderKeyMismatch, "\(signedByOldKey.errorMessage ?? "")")
             let toNewKey = try await client.send(try seal("fresh", from: alice, to: rotatedBob), session: aliceSession)
             #expect(toNewKey.status == .accepted)
             let signedByNewKey = try await client.send(
                 try seal("new", from: rotatedBob, to: alice),
-                session: bobSession
+                session: newSession
             )
             #expect(signedByNewKey.status == .accepted)
         }
@@ -240,7 +243,7 @@ import WotsTesting
 
     @Test func readinessFailsWhenTheDatabaseIsDown() async throws {
         var storage = RelayStorage.inMemory()
-        storage.checkReadiness = { throw CancellationError() }
+        storage.probe = { throw WotsError(.storageUnavailable, "the test's database is down") }
         let harness = try await RelayHarness.make(storage: storage)
         try await harness.routerApplication.test(.router) { client in
             let response = try await client.request("/readyz", method: .get)

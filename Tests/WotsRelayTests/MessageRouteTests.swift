@@ -176,21 +176,47 @@ import WotsTesting
             let second = try seal("second", from: alice, to: bob)
             _ = try await client.send(first, session: sessions["alice"]!)
             _ = try await client.send(second, session: sessions["alice"]!)
-            let mallorysAck = try await client.request(
-                "/v1/messages/ack",
-                method: .post,
-                session: sessions["mallory"]!,
-                body: try jsonBody(AcknowledgeRequest(ids: [first.header.messageID]))
-            )
+            let mallorysAck = try await client.acknowledge([first.header.messageKey], session: sessions["mallory"]!)
             #expect(try mallorysAck.decode(AcknowledgeResponse.self).acknowledged == 0)
-            let ack = try await client.request(
-                "/v1/messages/ack",
-                method: .post,
-                session: sessions["bob"]!,
-                body: try jsonBody(AcknowledgeRequest(ids: [first.header.messageID]))
+            let ack = try await client.acknowledge([first.header.messageKey], session: sessions["bob"]!)
+            #expect(
+                try ack.decode(AcknowledgeResponse.self) == AcknowledgeResponse(messages: [first.header.messageKey])
             )
-            #expect(try ack.decode(AcknowledgeResponse.self).acknowledged == 1)
             #expect(try await client.mailbox(session: sessions["bob"]!).map(\.envelope) == [second])
+        }
+    }
+
+    @Test func twoSendersUsingOneIDAreTwoMessagesAndAckingOneLeavesTheOther() async throws {
+        try await self.withUsers { client, sessions in
+            let id = UUID()
+            let fromAlice = try seal("from alice", from: alice, to: bob, id: id)
+            let fromMallory = try seal("from mallory", from: TestIdentities.mallory, to: bob, id: id)
+            #expect(try await client.send(fromAlice, session: sessions["alice"]!).status == .accepted)
+            #expect(try await client.send(fromMallory, session: sessions["mallory"]!).status == .accepted)
+            #expect(try await client.mailbox(session: sessions["bob"]!).map(\.envelope) == [fromAlice, fromMallory])
+            let ack = try await client.acknowledge([fromAlice.header.messageKey], session: sessions["bob"]!)
+            #expect(try ack.decode(AcknowledgeResponse.self).acknowledged == 1)
+            #expect(try await client.mailbox(session: sessions["bob"]!).map(\.envelope) == [fromMallory])
+        }
+    }
+
+    @Test func aRetryAfterTheAcknowledgementGetsTheFirstReceiptAndIsNotStoredAgain() async throws {
+        try await self.withUsers { client, sessions in
+            let envelope = try seal("once", from: alice, to: bob)
+            let first = try await client.send(envelope, session: sessions["alice"]!).decode(SendReceipt.self)
+            _ = try await client.acknowledge([envelope.header.messageKey], session: sessions["bob"]!)
+            let retry = try await client.send(envelope, session: sessions["alice"]!)
+            #expect(retry.status == .accepted)
+            #expect(try retry.decode(SendReceipt.self) == first)
+            #expect(try await client.mailbox(session: sessions["bob"]!).isEmpty)
+
+            var reused = try seal("another message, same id", from: alice, to: bob, id: envelope.header.messageID)
+            reused.header.sentAtMilliseconds += 1
+            let conflict = try await client.send(
+                try seal("different", from: alice, to: bob, id: envelope.header.messageID),
+                session: sessions["alice"]!
+            )
+            #expect(conflict.errorCode == .messageIDConflict)
         }
     }
 

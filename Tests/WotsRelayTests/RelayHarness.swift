@@ -27,11 +27,14 @@ struct RelayHarness {
 
     static func make(
         configuration: RelayConfiguration = testConfiguration,
-        storage: RelayStorage = .inMemory()
+        storage: RelayStorage = .inMemory(),
+        clock: RelayClock = .continuous
     ) async throws -> RelayHarness {
         var logger = Logger(label: "wots.relay.test")
         logger.logLevel = .warning
-        return RelayHarness(relay: try await Relay(configuration: configuration, storage: storage, logger: logger))
+        return RelayHarness(
+            relay: try await Relay(configuration: configuration, storage: storage, clock: clock, logger: logger)
+        )
     }
 
     /// Routes only, for `app.test(.router)`.
@@ -110,6 +113,15 @@ extension TestClientProtocol {
 
     func send(_ envelope: Envelope, session: String) async throws -> TestResponse {
         try await self.request("/v1/messages", method: .post, session: session, body: try jsonBody(envelope))
+    }
+
+    func acknowledge(_ keys: [MessageKey], session: String) async throws -> TestResponse {
+        try await self.request(
+            "/v1/messages/ack",
+            method: .post,
+            session: session,
+            body: try jsonBody(AcknowledgeRequest(messages: keys))
+        )
     }
 
     func mailbox(session: String, after: Int64 = 0) async throws -> [DeliveredMessage] {

@@ -8,23 +8,35 @@ import Synchronization
 import WotsCore
 import WotsStorage
 
+/// What a test socket saw next.
+enum SocketEvent: Sendable, Equatable {
+    case frame(RelayFrame)
+    /// The relay closed the socket (or the connection ended).
+    case closed
+    /// Nothing came within the timeout.
+    case timedOut
+
+    var frame: RelayFrame? {
+        if case .frame(let frame) = self { return frame }
+        return nil
+    }
+}
+
 /// A real WebSocket client on loopback that collects relay frames and sends client frames.
 final class TestSocket: Sendable {
-    private let frames: AsyncStream<RelayFrame>
-    private let iterator: Mutex<AsyncStream<RelayFrame>.AsyncIterator?>
+    private let inbox: FrameInbox
     private let outbound: WebSocketOutboundWriter
     private let task: Task<Void, any Error>
 
-    private init(frames: AsyncStream<RelayFrame>, outbound: WebSocketOutboundWriter, task: Task<Void, any Error>) {
-        self.frames = frames
-        self.iterator = Mutex(frames.makeAsyncIterator())
+    private init(inbox: FrameInbox, outbound: WebSocketOutboundWriter, task: Task<Void, any Error>) {
+        self.inbox = inbox
         self.outbound = outbound
         self.task = task
     }
 
     /// Connects to `/v1/stream`, authenticating by header when `headerSession` is given.
     static func connect(port: Int, headerSession: String? = nil) async throws -> TestSocket {
-        let (frames, frameContinuation) = AsyncStream.makeStream(of: RelayFrame.self)
+        let inbox = FrameInbox()
         let (writers, writerContinuation) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 1 << 20
@@ -33,7 +45,7 @@ final class TestSocket: Sendable {
         logger.logLevel = .critical
         let task = Task { [configuration, logger] in
             defer {
-                frameContinuation.finish()
+                inbox.close()
                 writerContinuation.finish()
             }
             try await WebSocketClient.connect(
@@ -46,7 +58,7 @@ final class TestSocket: Sendable {
                     guard case .text(let text) = message,
                         let frame = try? WireCoding.makeDecoder().decode(RelayFrame.self, from: Data(text.utf8))
                     else { continue }
-                    frameContinuation.yield(frame)
+                    inbox.append(frame)
                 }
             }
         }
@@ -55,7 +67,7 @@ final class TestSocket: Sendable {
             try await task.value
             throw SocketError(description: "the WebSocket did not connect")
         }
-        return TestSocket(frames: frames, outbound: outbound, task: task)
+        return TestSocket(inbox: inbox, outbound: outbound, task: task)
     }
 
     func send(_ frame: ClientFrame) async throws {
@@ -64,32 +76,34 @@ final class TestSocket: Sendable {
         )
     }
 
-    func sendRaw(_ text: String) async throws { try await self.outbound.writeTextMessage(text) }
-
-    /// The next frame, or nil when the socket closed or nothing came within the timeout.
-    func next(timeout: Duration = .seconds(5)) async -> RelayFrame? {
-        let box = IteratorBox(iterator: self.iterator.withLock { $0.take() })
-        defer { self.iterator.withLock { $0 = box.iterator } }
-        return await withTaskGroup(of: RelayFrame?.self) { group in
-            group.addTask { await box.next() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+    func send(_ body: ClientFrame.Body, ref: String? = nil) async throws {
+        try await self.send(ClientFrame(body, ref: ref))
     }
 
-    /// Frames until one matches, skipping others; nil on timeout.
-    func next(where matches: (RelayFrame) -> Bool, timeout: Duration = .seconds(5)) async -> RelayFrame? {
+    func sendRaw(_ text: String) async throws { try await self.outbound.writeTextMessage(text) }
+
+    /// The next frame, or whether the socket closed or nothing came within the timeout: two outcomes a test must
+    /// tell apart. A timeout loses nothing: a frame that comes later is returned by the next call.
+    func next(timeout: Duration = .seconds(5)) async -> SocketEvent { await self.inbox.next(timeout: timeout) }
+
+    /// The next frame that matches, skipping others; `.closed` or `.timedOut` when none comes.
+    func next(where matches: (RelayFrame) -> Bool, timeout: Duration = .seconds(5)) async -> SocketEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard let frame = await self.next(timeout: deadline - ContinuousClock.now) else { return nil }
-            if matches(frame) { return frame }
+            let event = await self.next(timeout: deadline - ContinuousClock.now)
+            guard case .frame(let frame) = event else { return event }
+            if matches(frame) { return event }
         }
-        return nil
+        return .timedOut
+    }
+
+    /// The next `count` delivered messages, stopping early at a close or a timeout.
+    func messages(_ count: Int, timeout: Duration = .seconds(10)) async -> [DeliveredMessage] {
+        var delivered: [DeliveredMessage] = []
+        while delivered.count < count, let message = await self.next(timeout: timeout).frame?.deliveredMessage {
+            delivered.append(message)
+        }
+        return delivered
     }
 
     func close() async {
@@ -102,18 +116,63 @@ struct SocketError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Lets one waiting `next()` own the iterator; a cancelled wait leaves it usable for the next call.
-private final class IteratorBox: @unchecked Sendable {
-    // Only one `next()` runs at a time (TestSocket.next is not called concurrently by the tests).
-    var iterator: AsyncStream<RelayFrame>.AsyncIterator?
+/// Frames received and not yet read, and the one reader waiting for them.
+private final class FrameInbox: Sendable {
+    private struct State {
+        var frames: [RelayFrame] = []
+        var isClosed = false
+        var waiter: (id: UInt64, continuation: CheckedContinuation<SocketEvent, Never>)?
+        var nextID: UInt64 = 0
+    }
 
-    init(iterator: AsyncStream<RelayFrame>.AsyncIterator?) { self.iterator = iterator }
+    private let state = Mutex(State())
 
-    func next() async -> RelayFrame? {
-        guard var iterator = self.iterator else { return nil }
-        let frame = await iterator.next()
-        self.iterator = iterator
-        return frame
+    func append(_ frame: RelayFrame) {
+        let waiter = self.state.withLock { state in
+            guard let waiter = state.waiter else {
+                state.frames.append(frame)
+                return nil as CheckedContinuation<SocketEvent, Never>?
+            }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        waiter?.resume(returning: .frame(frame))
+    }
+
+    func close() {
+        let waiter = self.state.withLock { state in
+            state.isClosed = true
+            defer { state.waiter = nil }
+            return state.waiter?.continuation
+        }
+        waiter?.resume(returning: .closed)
+    }
+
+    func next(timeout: Duration) async -> SocketEvent {
+        await withCheckedContinuation { continuation in
+            let (ready, id) = self.state.withLock { state -> (SocketEvent?, UInt64) in
+                if !state.frames.isEmpty { return (.frame(state.frames.removeFirst()), 0) }
+                if state.isClosed { return (.closed, 0) }
+                state.nextID += 1
+                state.waiter = (state.nextID, continuation)
+                return (nil, state.nextID)
+            }
+            if let ready {
+                continuation.resume(returning: ready)
+                return
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let expired = self.state.withLock { state in
+                    guard let waiter = state.waiter, waiter.id == id else {
+                        return nil as CheckedContinuation<SocketEvent, Never>?
+                    }
+                    state.waiter = nil
+                    return waiter.continuation
+                }
+                expired?.resume(returning: .timedOut)
+            }
+        }
     }
 }
 

@@ -3,11 +3,21 @@ import WotsStorage
 /// Fresh in-memory repositories for the contract suite.
 enum InMemoryTestBackend {
     static func make() -> StorageBackend {
-        StorageBackend(
-            directory: InMemoryDirectoryRepository(),
-            privateRecords: InMemoryPrivateRecordRepository(),
-            mailboxes: InMemoryMailboxRepository(),
-            authentication: InMemoryAuthenticationRepository(),
+        let directory = InMemoryDirectoryRepository()
+        let privateRecords = InMemoryPrivateRecordRepository()
+        let mailboxes = InMemoryMailboxRepository()
+        let authentication = InMemoryAuthenticationRepository()
+        return StorageBackend(
+            directory: directory,
+            privateRecords: privateRecords,
+            mailboxes: mailboxes,
+            authentication: authentication,
+            accounts: InMemoryAccountRepository(
+                directory: directory,
+                privateRecords: privateRecords,
+                mailboxes: mailboxes,
+                authentication: authentication
+            ),
             tearDown: {}
         )
     }

@@ -142,10 +142,11 @@ struct PostgresSpecificTests {
         }
         var dead = try PostgresTestBackend.serverConfiguration()
         dead.port = 1
+        dead.operationTimeout = .seconds(2)
         let (database, running) = PostgresTestBackend.start(dead)
         defer { running.cancel() }
         await expectStorageError(.storageUnavailable) {
-            try await database.ping(timeout: .seconds(2))
+            try await database.ping()
         }
     }
 

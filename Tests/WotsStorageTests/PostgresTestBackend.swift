@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import WotsStorage
-import WotsStoragePostgres
+
+@testable import WotsStoragePostgres
 
 /// Fresh PostgreSQL repositories in a new database on the throwaway server `scripts/with-postgres.sh` starts.
 ///
@@ -55,6 +56,8 @@ enum PostgresTestBackend {
             privateRecords: database.privateRecords,
             mailboxes: database.mailboxes,
             authentication: database.authentication,
+            accounts: database.accounts,
+            failSessionDeletions: { try await database.failSessionDeletions() },
             tearDown: {
                 running.cancel()
                 await running.value
@@ -68,7 +71,10 @@ enum PostgresTestBackend {
         guard let url = ProcessInfo.processInfo.environment[self.environmentVariable], !url.isEmpty else {
             throw ServerMissing()
         }
-        return try PostgresDatabase.Configuration(url: url)
+        var configuration = try PostgresDatabase.Configuration(url: url)
+        // Many test databases share two loaded cores; the deadline bounds a wedge, not a busy machine.
+        configuration.operationTimeout = .seconds(30)
+        return configuration
     }
 
     /// Creates an empty database named `wots_t_<random>` on the test server.

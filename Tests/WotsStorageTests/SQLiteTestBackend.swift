@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import WotsStorage
-import WotsStorageSQLite
+
+@testable import WotsStorageSQLite
 
 /// Fresh SQLite repositories on a real file in a new temporary folder, removed by `tearDown`.
 enum SQLiteTestBackend {
@@ -19,6 +21,15 @@ enum SQLiteTestBackend {
             privateRecords: SQLitePrivateRecordRepository(database: database),
             mailboxes: SQLiteMailboxRepository(database: database),
             authentication: SQLiteAuthenticationRepository(database: database),
+            accounts: SQLiteAccountRepository(database: database),
+            failSessionDeletions: {
+                try await database.pool.write { db in
+                    try db.execute(
+                        sql:
+                            "CREATE TRIGGER sabotage BEFORE DELETE ON auth_sessions BEGIN SELECT RAISE(ABORT, 'no'); END"
+                    )
+                }
+            },
             tearDown: {
                 try database.close()
                 try FileManager.default.removeItem(at: folder)

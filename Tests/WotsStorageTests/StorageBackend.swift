@@ -8,6 +8,10 @@ struct StorageBackend: Sendable {
     var privateRecords: any PrivateRecordRepository
     var mailboxes: any MailboxRepository
     var authentication: any AuthenticationRepository
+    var accounts: any AccountRepository
+    /// Makes every later deletion of a session fail inside the database (a trigger), so a test can see a multi-table
+    /// change fail at its last step; nil for the in-memory backend, which cannot fail halfway.
+    var failSessionDeletions: (@Sendable () async throws -> Void)? = nil
     /// Stops clients and removes whatever the backend created (temp files, the test database).
     var tearDown: @Sendable () async throws -> Void
 }

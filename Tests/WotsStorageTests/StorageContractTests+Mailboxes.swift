@@ -139,7 +139,7 @@ extension StorageContractTests {
             #expect(retry.sequence == 2)
 
             // Acknowledging makes room; the sequence carries on and is never reused.
-            try await backend.mailboxes.acknowledge([envelopes[0].header.messageID], for: bob)
+            try await backend.mailboxes.acknowledge([envelopes[0].header.messageKey], for: bob, at: TestValues.time())
             let next = try await backend.mailboxes.append(refused, receivedAt: TestValues.time(), mailboxCapacity: 3)
             #expect(next.sequence == 4)
         }
@@ -196,18 +196,26 @@ extension StorageContractTests {
                 )
             }
 
-            // Carol's id in Bob's acknowledgement is ignored, as is an id nobody used.
+            // Carol's message in Bob's acknowledgement is ignored, as is a key nobody used; a key named twice counts
+            // once.
             let deleted = try await backend.mailboxes.acknowledge(
-                [toBob[0].header.messageID, toCarol.header.messageID, UUID()],
-                for: bob
+                [
+                    toBob[0].header.messageKey, toCarol.header.messageKey, MessageKey(sender: alice, id: UUID()),
+                    toBob[0].header.messageKey,
+                ],
+                for: bob,
+                at: TestValues.time()
             )
-            #expect(deleted == 1)
+            #expect(deleted == [toBob[0].header.messageKey])
             #expect(try await backend.mailboxes.depth(of: bob) == 1)
             #expect(try await backend.mailboxes.depth(of: carol) == 1)
             #expect(try await backend.mailboxes.messages(for: bob, after: 0, limit: 10).map(\.envelope) == [toBob[1]])
             #expect(try await backend.mailboxes.messages(for: carol, after: 0, limit: 10).map(\.envelope) == [toCarol])
-            #expect(try await backend.mailboxes.acknowledge([], for: bob) == 0)
-            #expect(try await backend.mailboxes.acknowledge([toBob[0].header.messageID], for: bob) == 0)
+            #expect(try await backend.mailboxes.acknowledge([], for: bob, at: TestValues.time()).isEmpty)
+            #expect(
+                try await backend.mailboxes.acknowledge([toBob[0].header.messageKey], for: bob, at: TestValues.time())
+                    .isEmpty
+            )
         }
     }
 

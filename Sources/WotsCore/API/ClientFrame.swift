@@ -1,0 +1,105 @@
+public import Foundation
+
+/// A frame a client sends on `GET /v1/stream`: a JSON object with a `type`, an optional `ref` the relay echoes in
+/// its reply, and the fields of that type. Every client frame gets exactly one reply (schema/stream.md).
+public struct ClientFrame: Sendable, Hashable {
+    /// Longest `ref` accepted, in UTF-8 bytes.
+    public static let maximumReferenceSize = 64
+
+    public enum Body: Sendable, Hashable {
+        /// First frame when the upgrade carried no `Authorization` header; answered by `ready`.
+        case auth(session: String)
+        /// Deletes these messages from the caller's mailbox; answered by `acked`.
+        case ack([MessageKey])
+        /// Stores an envelope like `POST /v1/messages`; answered by `accepted` or `error`.
+        case send(Envelope)
+        /// Turns `directory` notifications on or off; answered by `subscribed`.
+        case subscribe(directory: Bool)
+    }
+
+    /// Chosen by the client, echoed in the reply so replies can be matched to requests.
+    public var ref: String?
+    public var body: Body
+
+    public init(_ body: Body, ref: String? = nil) {
+        self.body = body
+        self.ref = ref
+    }
+
+    /// The wire name of the frame's type.
+    public var type: String {
+        switch self.body {
+        case .auth: "auth"
+        case .ack: "ack"
+        case .send: "send"
+        case .subscribe: "subscribe"
+        }
+    }
+}
+
+extension ClientFrame: Codable {
+    enum CodingKeys: String, CodingKey {
+        case type, ref, session, messages, envelope, directory
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        self.ref = try container.decodeReference(forKey: .ref)
+        switch type {
+        case "auth": self.body = .auth(session: try container.decode(String.self, forKey: .session))
+        case "ack": self.body = .ack(try container.decode([MessageKey].self, forKey: .messages))
+        case "send": self.body = .send(try container.decode(Envelope.self, forKey: .envelope))
+        case "subscribe": self.body = .subscribe(directory: try container.decode(Bool.self, forKey: .directory))
+        default:
+            throw WotsError(
+                .invalidFrame,
+                "unknown frame type \"\(type.prefix(32))\" (auth, ack, send, subscribe)"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.type, forKey: .type)
+        try container.encodeIfPresent(self.ref, forKey: .ref)
+        switch self.body {
+        case .auth(let session): try container.encode(session, forKey: .session)
+        case .ack(let keys): try container.encode(keys, forKey: .messages)
+        case .send(let envelope): try container.encode(envelope, forKey: .envelope)
+        case .subscribe(let directory): try container.encode(directory, forKey: .directory)
+        }
+    }
+}
+
+/// What can be read of a client frame that failed to decode, so its refusal still names the request.
+public struct ClientFrameHead: Sendable, Hashable, Decodable {
+    public var ref: String?
+    /// The message id of a `send` frame's envelope, when it is a UUID.
+    public var messageID: UUID?
+
+    private struct EnvelopeID: Decodable {
+        var id: String?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: ClientFrame.CodingKeys.self)
+        self.ref = try? container.decodeReference(forKey: .ref)
+        let envelope = try? container.decodeIfPresent(EnvelopeID.self, forKey: .envelope)
+        self.messageID = envelope?.id.flatMap(UUID.init(uuidString:))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// An optional `ref`: a string of at most `ClientFrame.maximumReferenceSize` UTF-8 bytes.
+    fileprivate func decodeReference(forKey key: Key) throws -> String? {
+        guard let ref = try self.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard ref.utf8.count <= ClientFrame.maximumReferenceSize else {
+            throw WotsError(
+                .invalidFrame,
+                "ref is \(ref.utf8.count) bytes (at most \(ClientFrame.maximumReferenceSize))"
+            )
+        }
+        return ref
+    }
+}
