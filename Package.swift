@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "WotsStorageSQLite", targets: ["WotsStorageSQLite"]),
         .library(name: "WotsStoragePostgres", targets: ["WotsStoragePostgres"]),
         .library(name: "WotsTesting", targets: ["WotsTesting"]),
+        .library(name: "WotsTransparency", targets: ["WotsTransparency"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -37,6 +38,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "WotsCore", swiftSettings: swiftSettings),
         .target(name: "WotsCrypto", dependencies: ["COpenSSL", "WotsCore"], swiftSettings: swiftSettings),
+        .target(name: "WotsTransparency", dependencies: ["WotsCore", "WotsCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "WotsStorage",
             dependencies: ["WotsCore"],
@@ -125,6 +127,11 @@ let package = Package(
         .testTarget(
             name: "WotsCryptoTests",
             dependencies: ["WotsCrypto", "WotsCore", "WotsTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WotsTransparencyTests",
+            dependencies: ["WotsTransparency", "WotsCrypto", "WotsCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,6 +16,9 @@ step "independent envelope check (Python cryptography, SECURITY.md only)"
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography
 python3 scripts/check_envelope_vector.py
 
+step "independent checkpoint and Merkle proof check (Python cryptography, C2SP and RFC 9162 only)"
+python3 scripts/check_signed_note.py
+
 step "live relay against schema/openapi.yaml (schemathesis; any 5xx fails)"
 bash scripts/openapi-check.sh
 
