@@ -93,6 +93,12 @@ extension ErrorCode {
     public static let senderKeyMismatch = ErrorCode(.senderKeyMismatch)
     public static let decryptionFailed = ErrorCode(.decryptionFailed)
     public static let unknownSender = ErrorCode(.unknownSender)
+    // The key-transparency log.
+    public static let invalidProof = ErrorCode(.invalidProof)
+    public static let proofOutOfRange = ErrorCode(.proofOutOfRange)
+    public static let missingLogNode = ErrorCode(.missingLogNode)
+    public static let unverifiedNote = ErrorCode(.unverifiedNote)
+    public static let wrongLogOrigin = ErrorCode(.wrongLogOrigin)
     public static let notText = ErrorCode(.notText)
     // Client-side only.
     public static let relayUnreachable = ErrorCode(.relayUnreachable)

@@ -1,4 +1,5 @@
 import COpenSSL
+import WotsCore
 
 /// An Ed25519 private key (RFC 8032) held by OpenSSL, with its public key.
 ///
@@ -28,58 +29,58 @@ public struct Ed25519PrivateKey: Sendable, CustomStringConvertible {
         var length = raw.count
         try check(EVP_PKEY_get_raw_public_key(pointer, &raw, &length), "EVP_PKEY_get_raw_public_key(ED25519)")
         guard length == Ed25519PublicKey.byteCount else {
-            throw CryptoError(.library, "Ed25519 public key came out as \(length) bytes")
+            throw WotsError(.cryptoLibrary, "Ed25519 public key came out as \(length) bytes")
         }
         self.backing = backing
         self.publicKey = try Ed25519PublicKey(rawRepresentation: raw)
     }
 
     /// Generates a fresh key from OpenSSL's CSPRNG.
-    /// - Throws: `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `crypto_library` if OpenSSL fails.
     public static func generate() throws -> Ed25519PrivateKey {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "ED25519", nil) else {
-            throw CryptoError.openSSL("EVP_PKEY_CTX_new_from_name(ED25519)")
+            throw WotsError.openSSL("EVP_PKEY_CTX_new_from_name(ED25519)")
         }
         defer { EVP_PKEY_CTX_free(context) }
         try check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init(ED25519)")
         var key: OpaquePointer? = nil
         try check(EVP_PKEY_keygen(context, &key), "EVP_PKEY_keygen(ED25519)")
-        guard let key else { throw CryptoError.openSSL("EVP_PKEY_keygen(ED25519)") }
+        guard let key else { throw WotsError.openSSL("EVP_PKEY_keygen(ED25519)") }
         return try Ed25519PrivateKey(takingOwnershipOf: key)
     }
 
     /// Reads a raw 32-byte private key (the RFC 8032 seed). Secret: overwrite your copy once the key is made.
-    /// - Throws: `CryptoError.invalidKey` unless `seed` is 32 bytes; `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `WotsError.invalidKey` unless `seed` is 32 bytes; `crypto_library` if OpenSSL fails.
     public init(seed: [UInt8]) throws {
         guard seed.count == Self.seedByteCount else {
-            throw CryptoError(.invalidKey, "Ed25519 seed is \(seed.count) bytes (must be 32)")
+            throw WotsError(.invalidKey, "Ed25519 seed is \(seed.count) bytes (must be 32)")
         }
         let key = seed.withUnsafeBufferPointer { buffer in
             EVP_PKEY_new_raw_private_key_ex(nil, "ED25519", nil, buffer.baseAddress, buffer.count)
         }
-        guard let key else { throw CryptoError.openSSL("EVP_PKEY_new_raw_private_key_ex(ED25519)") }
+        guard let key else { throw WotsError.openSSL("EVP_PKEY_new_raw_private_key_ex(ED25519)") }
         try self.init(takingOwnershipOf: key)
     }
 
     /// Lends the raw 32-byte seed to `body`, then overwrites it (`OPENSSL_cleanse`).
     ///
     /// Secret: whatever `body` keeps of it (to seal it, for example) the caller must protect.
-    /// - Throws: `CryptoError.library` if OpenSSL cannot export the key, or what `body` throws.
+    /// - Throws: `crypto_library` if OpenSSL cannot export the key, or what `body` throws.
     public func withSeed<Result>(_ body: ([UInt8]) throws -> Result) throws -> Result {
         var seed = [UInt8](repeating: 0, count: Self.seedByteCount)
         defer { cleanse(&seed) }
         var length = seed.count
         try check(EVP_PKEY_get_raw_private_key(self.backing.pointer, &seed, &length), "EVP_PKEY_get_raw_private_key")
         guard length == Self.seedByteCount else {
-            throw CryptoError(.library, "Ed25519 private key came out as \(length) bytes")
+            throw WotsError(.cryptoLibrary, "Ed25519 private key came out as \(length) bytes")
         }
         return try body(seed)
     }
 
     /// The 64-byte Ed25519 signature over exactly `message` (pure Ed25519: no pre-hash, no context).
-    /// - Throws: `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `crypto_library` if OpenSSL fails.
     public func signature(for message: [UInt8]) throws -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL("EVP_MD_CTX_new") }
+        guard let context = EVP_MD_CTX_new() else { throw WotsError.openSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         // Ed25519 hashes internally: no digest is named and only the one-shot EVP_DigestSign is allowed.
         try check(EVP_DigestSignInit(context, nil, nil, nil, self.backing.pointer), "EVP_DigestSignInit(ED25519)")
@@ -90,7 +91,7 @@ public struct Ed25519PrivateKey: Sendable, CustomStringConvertible {
             "EVP_DigestSign(ED25519)"
         )
         guard length == Self.signatureByteCount else {
-            throw CryptoError(.library, "Ed25519 signature came out as \(length) bytes")
+            throw WotsError(.cryptoLibrary, "Ed25519 signature came out as \(length) bytes")
         }
         return signature
     }
@@ -115,17 +116,17 @@ public struct Ed25519PublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a raw 32-byte public key.
-    /// - Throws: `CryptoError.invalidKey` unless it is 32 bytes that OpenSSL accepts as an Ed25519 key.
+    /// - Throws: `WotsError.invalidKey` unless it is 32 bytes that OpenSSL accepts as an Ed25519 key.
     public init(rawRepresentation raw: [UInt8]) throws {
         guard raw.count == Self.byteCount else {
-            throw CryptoError(.invalidKey, "Ed25519 public key is \(raw.count) bytes (must be 32)")
+            throw WotsError(.invalidKey, "Ed25519 public key is \(raw.count) bytes (must be 32)")
         }
         let key = raw.withUnsafeBufferPointer { buffer in
             EVP_PKEY_new_raw_public_key_ex(nil, "ED25519", nil, buffer.baseAddress, buffer.count)
         }
         guard let key else {
             OpenSSLError.clear()
-            throw CryptoError(.invalidKey, "OpenSSL refuses these 32 bytes as an Ed25519 public key")
+            throw WotsError(.invalidKey, "OpenSSL refuses these 32 bytes as an Ed25519 public key")
         }
         self.backing = Backing(takingOwnershipOf: key)
         self.rawRepresentation = raw

@@ -20,7 +20,7 @@ public struct Checkpoint: Sendable, Hashable {
     public let extensions: [String]
 
     /// A checkpoint from its parts.
-    /// - Throws: `TransparencyError.malformed` for an empty origin or extension line, or one with a control character.
+    /// - Throws: `malformed` for an empty origin or extension line, or one with a control character.
     public init(origin: String, size: UInt64, rootHash: MerkleHash, extensions: [String] = []) throws {
         guard !origin.isEmpty, NoteRules.isValidLine(origin) else {
             throw Refuse.malformed("checkpoint origin must be one non-empty line without control characters")
@@ -35,7 +35,7 @@ public struct Checkpoint: Sendable, Hashable {
     }
 
     /// Parses checkpoint note text (the text of a signed note, without signatures).
-    /// - Throws: `TransparencyError.malformed` naming the first line that breaks the format.
+    /// - Throws: `malformed` naming the first line that breaks the format.
     public init(text: String) throws {
         guard text.utf8.count <= SignedNote.maximumByteCount, text.utf8.last == 0x0A else {
             throw Refuse.malformed("checkpoint text must end with a newline and be at most 1 MiB")
@@ -74,8 +74,8 @@ public struct Checkpoint: Sendable, Hashable {
 
 extension Checkpoint {
     /// Parses a signed checkpoint note, verifies it against the trusted keys and checks it comes from `origin`.
-    /// - Throws: `TransparencyError.malformed` for a note or checkpoint that breaks the format; `.badSignature` or
-    ///   `.unverified` as `SignedNote.verify(trusting:)`; `.wrongOrigin` for another log's checkpoint.
+    /// - Throws: `malformed` for a note or checkpoint that breaks the format; `.badSignature` or
+    ///   `unverified_note` as `SignedNote.verify(trusting:)`; `.wrongLogOrigin` for another log's checkpoint.
     public init(verifyingNote note: [UInt8], origin: String, verifiers: [NoteVerifier]) throws {
         let signed = try SignedNote(parsing: note)
         try signed.verify(trusting: verifiers)
@@ -87,7 +87,7 @@ extension Checkpoint {
     }
 
     /// This checkpoint as a note signed by `key`, whose name must be the origin (as C2SP tlog-checkpoint advises).
-    /// - Throws: `TransparencyError.invalidKey` if the key's name is not the origin; `CryptoError.library` if
+    /// - Throws: `invalid_key` if the key's name is not the origin; `crypto_library` if
     ///   OpenSSL fails.
     public func signed(with key: LogKey) throws -> SignedNote {
         guard NoteRules.sameBytes(key.name, self.origin) else {

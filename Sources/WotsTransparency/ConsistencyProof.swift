@@ -20,7 +20,7 @@ public struct ConsistencyProof: Sendable, Hashable {
     ///
     /// Equal sizes need an empty proof and equal heads. An old size of 0 is refused: every tree extends the empty
     /// tree, so such a proof would show nothing, and accepting it would hide a client's mistake.
-    /// - Throws: `TransparencyError.invalidProof` naming the check that failed.
+    /// - Throws: `invalid_proof` naming the check that failed.
     public func verify(oldRoot: MerkleHash, newRoot: MerkleHash) throws {
         try Self.verify(
             oldSize: self.oldSize,
@@ -33,7 +33,7 @@ public struct ConsistencyProof: Sendable, Hashable {
 
     /// Checks a consistency proof exactly as received (RFC 9162 section 2.1.4.2); hashes of any length other than
     /// 32 bytes are refused, except that equal sizes only compare the two heads as given.
-    /// - Throws: `TransparencyError.invalidProof` naming the check that failed.
+    /// - Throws: `invalid_proof` naming the check that failed.
     public static func verify(
         oldSize: UInt64,
         newSize: UInt64,

@@ -16,7 +16,7 @@ public struct InclusionProof: Sendable, Hashable {
     }
 
     /// Checks that `leafHash` is leaf `leafIndex` of the tree of `treeSize` leaves whose head is `rootHash`.
-    /// - Throws: `TransparencyError.invalidProof` naming the check that failed.
+    /// - Throws: `invalid_proof` naming the check that failed.
     public func verify(leafHash: MerkleHash, rootHash: MerkleHash) throws {
         guard try self.rootHash(leafHash: leafHash) == rootHash else {
             throw Refuse.invalidProof("the proof for leaf \(self.leafIndex) does not lead to the expected tree head")
@@ -24,7 +24,7 @@ public struct InclusionProof: Sendable, Hashable {
     }
 
     /// Checks an inclusion proof exactly as received: hashes of any length are refused rather than trusted.
-    /// - Throws: `TransparencyError.invalidProof` naming the check that failed.
+    /// - Throws: `invalid_proof` naming the check that failed.
     public static func verify(
         leafHash: [UInt8],
         leafIndex: UInt64,
@@ -39,7 +39,7 @@ public struct InclusionProof: Sendable, Hashable {
     }
 
     /// The tree head this proof leads to from `leafHash` (RFC 9162 section 2.1.3.2, steps 1–4).
-    /// - Throws: `TransparencyError.invalidProof` if the index is outside the tree or the proof has the wrong length.
+    /// - Throws: `invalid_proof` if the index is outside the tree or the proof has the wrong length.
     public func rootHash(leafHash: MerkleHash) throws -> MerkleHash {
         guard self.leafIndex < self.treeSize else {
             throw Refuse.invalidProof("leaf index \(self.leafIndex) is not below tree size \(self.treeSize)")

@@ -15,27 +15,27 @@ public struct LogKey: Sendable, CustomStringConvertible {
     public var verifierKey: String { self.verifier.verifierKey }
 
     /// Binds `privateKey` to `name`.
-    /// - Throws: `TransparencyError.invalidKey` for an empty name or one with a space, `+` or control character.
+    /// - Throws: `invalid_key` for an empty name or one with a space, `+` or control character.
     public init(name: String, privateKey: Ed25519PrivateKey) throws {
         self.verifier = try NoteVerifier(name: name, publicKey: privateKey.publicKey)
         self.privateKey = privateKey
     }
 
     /// A fresh key under `name`.
-    /// - Throws: `TransparencyError.invalidKey` for an invalid name; `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `invalid_key` for an invalid name; `crypto_library` if OpenSSL fails.
     public static func generate(name: String) throws -> LogKey {
         try LogKey(name: name, privateKey: try Ed25519PrivateKey.generate())
     }
 
     /// This key's signature line over `text` (to add beside other signatures).
-    /// - Throws: `CryptoError.library` if OpenSSL fails.
+    /// - Throws: `crypto_library` if OpenSSL fails.
     public func signature(forText text: String) throws -> NoteSignature {
         let signature = try self.privateKey.signature(for: Array(text.utf8))
         return try NoteSignature(keyName: self.name, keyID: self.verifier.keyID, signature: signature)
     }
 
     /// `text` signed by this key alone.
-    /// - Throws: `TransparencyError.malformed` unless `text` is valid note text; `CryptoError.library` if OpenSSL
+    /// - Throws: `malformed` unless `text` is valid note text; `crypto_library` if OpenSSL
     ///   fails.
     public func sign(text: String) throws -> SignedNote {
         guard NoteRules.isValidText(text) else {

@@ -16,7 +16,7 @@ public struct MerkleFrontier: Sendable, Hashable {
     }
 
     /// Restores a frontier from stored node hashes, in the order of `nodeAddresses(forSize:)`.
-    /// - Throws: `TransparencyError.malformed` unless there is one hash per set bit of `size`.
+    /// - Throws: `malformed` unless there is one hash per set bit of `size`.
     public init(size: UInt64, hashes: [MerkleHash]) throws {
         guard hashes.count == size.nonzeroBitCount else {
             throw Refuse.malformed(

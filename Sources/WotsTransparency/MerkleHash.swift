@@ -12,7 +12,7 @@ public struct MerkleHash: Sendable, Hashable, CustomStringConvertible {
     private var word3: UInt64
 
     /// Takes exactly 32 bytes.
-    /// - Throws: `TransparencyError.malformed` for any other length.
+    /// - Throws: `malformed` for any other length.
     public init(bytes: some Collection<UInt8>) throws {
         guard bytes.count == Self.byteCount else {
             throw Refuse.malformed("hash is \(bytes.count) bytes (must be \(Self.byteCount))")
@@ -49,7 +49,7 @@ public struct MerkleHash: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses standard base64 with padding, as in checkpoints and proof JSON; only the canonical spelling.
-    /// - Throws: `TransparencyError.malformed` unless `base64` is the canonical base64 of 32 bytes.
+    /// - Throws: `malformed` unless `base64` is the canonical base64 of 32 bytes.
     public init(base64: String) throws {
         guard let bytes = StrictBase64.decode(base64) else {
             throw Refuse.malformed("hash \"\(base64.prefix(64))\" is not canonical standard base64")

@@ -4,13 +4,13 @@
 /// reader can answer with one query.
 public protocol MerkleNodeReader: Sendable {
     /// The stored hashes of `addresses`. An address with no stored node is left out of the result; the proof
-    /// builder then throws `TransparencyError.missingNode` naming it.
+    /// builder then throws `missing_log_node` naming it.
     func hashes(at addresses: [NodeAddress]) async throws -> [NodeAddress: MerkleHash]
 }
 
 extension MerkleTree {
     /// The inclusion proof for leaf `index` in the tree of `treeSize` leaves, read from `reader` in one batch.
-    /// - Throws: `TransparencyError.outOfRange` unless `index < treeSize`; `.missingNode` if the reader lacks a node;
+    /// - Throws: `proof_out_of_range` unless `index < treeSize`; `.missingLogNode` if the reader lacks a node;
     ///   whatever the reader throws.
     public static func inclusionProof(
         forLeafAt index: UInt64,
@@ -23,7 +23,7 @@ extension MerkleTree {
     }
 
     /// The consistency proof from `oldSize` to `newSize` leaves, read from `reader` in one batch.
-    /// - Throws: `TransparencyError.outOfRange` unless `0 < oldSize <= newSize`; `.missingNode` if the reader lacks
+    /// - Throws: `proof_out_of_range` unless `0 < oldSize <= newSize`; `.missingLogNode` if the reader lacks
     ///   a node; whatever the reader throws.
     public static func consistencyProof(
         from oldSize: UInt64,
@@ -36,7 +36,7 @@ extension MerkleTree {
     }
 
     /// The tree head of `treeSize` leaves, read from `reader` in one batch.
-    /// - Throws: `TransparencyError.missingNode` if the reader lacks a node; whatever the reader throws.
+    /// - Throws: `missing_log_node` if the reader lacks a node; whatever the reader throws.
     public static func rootHash(treeSize: UInt64, reader: some MerkleNodeReader) async throws -> MerkleHash {
         let addresses = Self.requiredNodes(forRootOf: treeSize)
         let nodes = addresses.isEmpty ? [:] : try await reader.hashes(at: addresses)

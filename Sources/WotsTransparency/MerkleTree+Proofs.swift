@@ -7,14 +7,14 @@
 extension MerkleTree {
     /// The stored nodes an inclusion proof for leaf `index` in the tree of `treeSize` leaves needs: at most
     /// 2·⌈log2 n⌉ of them, in no particular order.
-    /// - Throws: `TransparencyError.outOfRange` unless `index < treeSize`.
+    /// - Throws: `proof_out_of_range` unless `index < treeSize`.
     public static func requiredNodes(forInclusionOf index: UInt64, treeSize: UInt64) throws -> [NodeAddress] {
         try ProofPlan.inclusion(of: index, treeSize: treeSize).flatMap(NodeAddress.covering)
     }
 
     /// The stored nodes a consistency proof from the tree of `oldSize` leaves to the tree of `newSize` leaves
     /// needs: at most 2·⌈log2 n⌉ + 1 of them, in no particular order.
-    /// - Throws: `TransparencyError.outOfRange` unless `0 < oldSize <= newSize`.
+    /// - Throws: `proof_out_of_range` unless `0 < oldSize <= newSize`.
     public static func requiredNodes(forConsistencyFrom oldSize: UInt64, to newSize: UInt64) throws -> [NodeAddress] {
         try ProofPlan.consistency(from: oldSize, to: newSize).flatMap(NodeAddress.covering)
     }
@@ -25,7 +25,7 @@ extension MerkleTree {
     }
 
     /// Assembles the RFC 9162 inclusion proof for leaf `index` from the nodes `requiredNodes(forInclusionOf:)` named.
-    /// - Throws: `TransparencyError.outOfRange` unless `index < treeSize`; `.missingNode` if `nodes` lacks one.
+    /// - Throws: `proof_out_of_range` unless `index < treeSize`; `.missingLogNode` if `nodes` lacks one.
     public static func inclusionProof(
         forLeafAt index: UInt64,
         treeSize: UInt64,
@@ -37,7 +37,7 @@ extension MerkleTree {
 
     /// Assembles the RFC 9162 consistency proof from `oldSize` to `newSize` leaves from the nodes
     /// `requiredNodes(forConsistencyFrom:to:)` named.
-    /// - Throws: `TransparencyError.outOfRange` unless `0 < oldSize <= newSize`; `.missingNode` if `nodes` lacks one.
+    /// - Throws: `proof_out_of_range` unless `0 < oldSize <= newSize`; `.missingLogNode` if `nodes` lacks one.
     public static func consistencyProof(
         from oldSize: UInt64,
         to newSize: UInt64,
@@ -48,7 +48,7 @@ extension MerkleTree {
     }
 
     /// The tree head of `treeSize` leaves from the nodes `requiredNodes(forRootOf:)` named.
-    /// - Throws: `TransparencyError.missingNode` if `nodes` lacks one.
+    /// - Throws: `missing_log_node` if `nodes` lacks one.
     public static func rootHash(treeSize: UInt64, nodes: [NodeAddress: MerkleHash]) throws -> MerkleHash {
         guard treeSize > 0 else { return Self.emptyRootHash }
         return try Self.hash(of: 0..<treeSize, in: nodes)

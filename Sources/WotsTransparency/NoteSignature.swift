@@ -11,7 +11,7 @@ public struct NoteSignature: Sendable, Hashable {
     public let signature: [UInt8]
 
     /// A signature line's parts.
-    /// - Throws: `TransparencyError.malformed` for an invalid key name or an empty signature.
+    /// - Throws: `malformed` for an invalid key name or an empty signature.
     public init(keyName: String, keyID: UInt32, signature: [UInt8]) throws {
         guard NoteRules.isValidKeyName(keyName) else {
             throw Refuse.malformed(

@@ -19,7 +19,7 @@ public struct NoteVerifier: Sendable, Hashable, CustomStringConvertible {
     public let publicKey: Ed25519PublicKey
 
     /// The verifier for the key `publicKey` under `name`.
-    /// - Throws: `TransparencyError.invalidKey` for an empty name or one with a space, `+` or control character.
+    /// - Throws: `invalid_key` for an empty name or one with a space, `+` or control character.
     public init(name: String, publicKey: Ed25519PublicKey) throws {
         guard NoteRules.isValidKeyName(name) else {
             throw Refuse.invalidKey(
@@ -32,7 +32,7 @@ public struct NoteVerifier: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a verifier key string `NAME+KEYID+BASE64(0x01 || public key)`.
-    /// - Throws: `TransparencyError.invalidKey` naming what is wrong, including a key ID that does not match the key.
+    /// - Throws: `invalid_key` naming what is wrong, including a key ID that does not match the key.
     public init(verifierKey: String) throws {
         guard verifierKey.utf8.count <= Self.maximumVerifierKeyByteCount else {
             throw Refuse.invalidKey("verifier key is longer than \(Self.maximumVerifierKeyByteCount) bytes")

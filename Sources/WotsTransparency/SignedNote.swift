@@ -16,7 +16,7 @@ public struct SignedNote: Sendable, Hashable {
     public let signatures: [NoteSignature]
 
     /// A note from its parts.
-    /// - Throws: `TransparencyError.malformed` unless the text is valid note text and there are 1–100 signatures.
+    /// - Throws: `malformed` unless the text is valid note text and there are 1–100 signatures.
     public init(text: String, signatures: [NoteSignature]) throws {
         guard NoteRules.isValidText(text) else {
             throw Refuse.malformed("note text must end with a newline and hold no control character but newline")
@@ -32,7 +32,7 @@ public struct SignedNote: Sendable, Hashable {
     }
 
     /// Parses a note's bytes exactly as received.
-    /// - Throws: `TransparencyError.malformed` naming the first rule the bytes break.
+    /// - Throws: `malformed` naming the first rule the bytes break.
     public init(parsing note: [UInt8]) throws {
         guard note.count <= Self.maximumByteCount else {
             throw Refuse.malformed("the note is \(note.count) bytes (at most \(Self.maximumByteCount))")
@@ -81,8 +81,8 @@ extension SignedNote {
     /// Signatures whose key name and key ID do not both match a trusted key are ignored (other logs, witnesses,
     /// rotated keys). Every signature that does match must verify, and a trusted key may sign only once.
     /// - Returns: the trusted keys whose signatures verified, in note order; never empty.
-    /// - Throws: `TransparencyError.badSignature` if a trusted key's signature does not verify; `.malformed` if a
-    ///   trusted key signed twice; `.unverified` if no trusted key signed.
+    /// - Throws: `bad_signature` if a trusted key's signature does not verify; `.malformed` if a
+    ///   trusted key signed twice; `unverified_note` if no trusted key signed.
     @discardableResult
     public func verify(trusting verifiers: [NoteVerifier]) throws -> [NoteVerifier] {
         let message = Array(self.text.utf8)

@@ -63,9 +63,9 @@ import WotsCrypto
     }
 
     @Test func wrongLengthsAreRefusedAsInvalidKeys() {
-        #expect(throws: CryptoError(.invalidKey, "")) { try Ed25519PrivateKey(seed: [UInt8](repeating: 1, count: 31)) }
-        #expect(throws: CryptoError(.invalidKey, "")) { try Ed25519PublicKey(rawRepresentation: []) }
-        #expect(throws: CryptoError(.invalidKey, "")) {
+        #expect(throws: WotsError(.invalidKey, "")) { try Ed25519PrivateKey(seed: [UInt8](repeating: 1, count: 31)) }
+        #expect(throws: WotsError(.invalidKey, "")) { try Ed25519PublicKey(rawRepresentation: []) }
+        #expect(throws: WotsError(.invalidKey, "")) {
             try Ed25519PublicKey(rawRepresentation: [UInt8](repeating: 1, count: 33))
         }
     }

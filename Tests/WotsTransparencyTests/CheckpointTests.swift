@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WotsCore
 import WotsCrypto
 import WotsTransparency
 
@@ -10,12 +11,12 @@ import WotsTransparency
     )
     static let root = MerkleTree.leafHash(Array("root".utf8))
 
-    static func code(_ body: () throws -> Void) -> TransparencyError.Code? {
+    static func code(_ body: () throws -> Void) -> ErrorCode? {
         do {
             try body()
             return nil
         } catch {
-            return (error as? TransparencyError)?.code
+            return (error as? WotsError)?.code
         }
     }
 
@@ -66,12 +67,12 @@ import WotsTransparency
         #expect(
             Self.code {
                 _ = try Checkpoint(verifyingNote: note, origin: "wots.example/other", verifiers: [Self.key.verifier])
-            } == .wrongOrigin
+            } == .wrongLogOrigin
         )
         let stranger = try LogKey.generate(name: Self.key.name)
         #expect(
             Self.code { _ = try Checkpoint(verifyingNote: note, origin: Self.key.name, verifiers: [stranger.verifier]) }
-                == .unverified
+                == .unverifiedNote
         )
         #expect(
             Self.code { _ = try checkpoint.signed(with: try LogKey.generate(name: "wots.example/other")) }

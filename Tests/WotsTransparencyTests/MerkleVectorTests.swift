@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WotsCore
 import WotsTransparency
 
 /// Every inclusion and consistency case of transparency-dev/merkle's published test data, read from
@@ -60,7 +61,7 @@ import WotsTransparency
             case .success: #expect(!test.wantErr, "\(path) (\(test.desc)) verified but must be refused")
             case .failure(let error):
                 #expect(test.wantErr, "\(path) (\(test.desc)) was refused: \(error)")
-                #expect((error as? TransparencyError)?.code == .invalidProof, "\(path): \(error)")
+                #expect((error as? WotsError)?.code == .invalidProof, "\(path): \(error)")
             }
         }
     }
@@ -83,7 +84,7 @@ import WotsTransparency
             case .success: #expect(!test.wantErr, "\(path) (\(test.desc)) verified but must be refused")
             case .failure(let error):
                 #expect(test.wantErr, "\(path) (\(test.desc)) was refused: \(error)")
-                #expect((error as? TransparencyError)?.code == .invalidProof, "\(path): \(error)")
+                #expect((error as? WotsError)?.code == .invalidProof, "\(path): \(error)")
             }
         }
     }

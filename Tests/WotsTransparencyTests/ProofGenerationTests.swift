@@ -1,4 +1,5 @@
 import Testing
+import WotsCore
 import WotsTransparency
 
 /// Proofs assembled from stored complete subtrees must be exactly RFC 9162's PATH and PROOF, computed here by the
@@ -63,7 +64,7 @@ import WotsTransparency
     }
 
     @Test func proofsForTheImpossibleAreRefusedBeforeAnyRead() throws {
-        let outOfRange = TransparencyError(.outOfRange, "")
+        let outOfRange = WotsError(.proofOutOfRange, "")
         #expect(throws: outOfRange) { try MerkleTree.requiredNodes(forInclusionOf: 5, treeSize: 5) }
         #expect(throws: outOfRange) { try MerkleTree.requiredNodes(forInclusionOf: 0, treeSize: 0) }
         #expect(throws: outOfRange) { try MerkleTree.requiredNodes(forConsistencyFrom: 0, to: 5) }
@@ -74,11 +75,11 @@ import WotsTransparency
     }
 
     @Test func aNodeStorageDidNotReturnIsNamed() async throws {
-        #expect(throws: TransparencyError(.missingNode, "")) {
+        #expect(throws: WotsError(.missingLogNode, "")) {
             try MerkleTree.inclusionProof(forLeafAt: 3, treeSize: 7, nodes: [:])
         }
         let young = InMemoryMerkleLog(leafHashes: syntheticLeafHashes(5))
-        await #expect(throws: TransparencyError(.missingNode, "")) {
+        await #expect(throws: WotsError(.missingLogNode, "")) {
             try await MerkleTree.consistencyProof(from: 3, to: 9, reader: young)
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+import WotsCore
 import WotsTransparency
 
 /// For random trees of up to 4,096 leaves: every proof the builder makes verifies, and every one-bit change to a
@@ -16,7 +17,7 @@ import WotsTransparency
             try body()
             return false
         } catch {
-            return (error as? TransparencyError)?.code == .invalidProof
+            return (error as? WotsError)?.code == .invalidProof
         }
     }
 

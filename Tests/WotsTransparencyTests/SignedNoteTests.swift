@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WotsCore
 import WotsCrypto
 import WotsTransparency
 
@@ -16,17 +17,17 @@ import WotsTransparency
 
     static func note(_ text: String = Self.text) throws -> SignedNote { try Self.key.sign(text: text) }
 
-    static func code(_ body: () throws -> Void) -> TransparencyError.Code? {
+    static func code(_ body: () throws -> Void) -> ErrorCode? {
         do {
             try body()
             return nil
         } catch {
-            return (error as? TransparencyError)?.code
+            return (error as? WotsError)?.code
         }
     }
 
     /// Parses `note` and verifies it with the test key, answering the error code or nil for success.
-    static func outcome(_ note: String) -> TransparencyError.Code? {
+    static func outcome(_ note: String) -> ErrorCode? {
         Self.code { try SignedNote(parsing: note).verify(trusting: Self.key.verifier) }
     }
 
@@ -68,7 +69,7 @@ import WotsTransparency
             signature: signature.signature
         )
         for wrong in [renamed, renumbered] {
-            #expect(Self.outcome(try SignedNote(text: Self.text, signatures: [wrong]).formatted) == .unverified)
+            #expect(Self.outcome(try SignedNote(text: Self.text, signatures: [wrong]).formatted) == .unverifiedNote)
         }
     }
 
@@ -182,7 +183,7 @@ import WotsTransparency
                 #expect(note.serialized == bytes, "an accepted note must have one spelling")
                 accepted += 1
             } catch {
-                #expect((error as? TransparencyError)?.code == .malformed, "\(error)")
+                #expect((error as? WotsError)?.code == .malformed, "\(error)")
             }
         }
         #expect(accepted > 0 && accepted < 3_000)

@@ -88,7 +88,7 @@ import WotsTransparency
                 ) == restored.rootHash
             )
         }
-        #expect(throws: TransparencyError(.malformed, "")) { try MerkleFrontier(size: 3, hashes: []) }
+        #expect(throws: WotsError(.malformed, "")) { try MerkleFrontier(size: 3, hashes: []) }
     }
 
     @Test func nodeAddressesNameTheLeavesTheyCover() {
@@ -106,15 +106,15 @@ import WotsTransparency
             "", "AAAA", hash.base64 + " ", " " + hash.base64, String(hash.base64.dropLast()),
             "@" + hash.base64.dropFirst(),
         ] {
-            #expect(throws: TransparencyError(.malformed, "")) { try MerkleHash(base64: bad) }
+            #expect(throws: WotsError(.malformed, "")) { try MerkleHash(base64: bad) }
         }
         // Non-zero unused bits in the last base64 character spell the same bytes another way.
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         var sloppy = Array(hash.base64.utf8)
         sloppy[42] = alphabet[alphabet.firstIndex(of: sloppy[42])! ^ 1]
-        #expect(throws: TransparencyError(.malformed, "")) {
+        #expect(throws: WotsError(.malformed, "")) {
             try MerkleHash(base64: String(decoding: sloppy, as: UTF8.self))
         }
-        #expect(throws: TransparencyError(.malformed, "")) { try MerkleHash(bytes: [UInt8](repeating: 0, count: 31)) }
+        #expect(throws: WotsError(.malformed, "")) { try MerkleHash(bytes: [UInt8](repeating: 0, count: 31)) }
     }
 }
