@@ -23,7 +23,8 @@ before(async () => {
     mallory.publicKeys = mallory.identity.publicKeys;
 });
 
-const open = (envelope, { as = bob, senderKeys = alice.publicKeys } = {}) => openEnvelope(envelope, { recipient: as.token, identity: as.identity, senderKeys });
+const open = (envelope, { as = bob, senderKeys = alice.publicKeys } = {}) =>
+    openEnvelope(envelope, { recipient: as.token, identity: as.identity, senderKeys });
 
 /** The vector with one byte flipped at `offset`, parsed again (the layout is unchanged, only a value). */
 function flipped(offset) {
@@ -36,14 +37,14 @@ function flipped(offset) {
  * An envelope `signer` really signed, built from parts a sender could choose (a wrong key size, a broken padding),
  * so the checks after the signature are reached.
  */
-async function signedBy(signer, { padded, contentKey = crypto.getRandomValues(new Uint8Array(32)), header, wrap = contentKey } = {}) {
-    const base = Envelope.fromSerialized(serialized);
-    const envelopeHeader = header ?? base.header;
+async function signedBy(signer, { padded = MessagePadding.pad(utf8('hello')), wrap } = {}) {
+    const contentKey = crypto.getRandomValues(new Uint8Array(32));
+    const { header } = Envelope.fromSerialized(serialized);
     const nonce = crypto.getRandomValues(new Uint8Array(12));
-    const ciphertext = await sealAESGCM({ key: contentKey, nonce, aad: envelopeHeader.encoded, plaintext: padded ?? MessagePadding.pad(utf8('hello')) });
+    const ciphertext = await sealAESGCM({ key: contentKey, nonce, aad: header.encoded, plaintext: padded });
     const recipientKey = (await ParsedPublicKeys.parse(bob.publicKeys)).encryption;
-    const wrappedKey = await encryptOAEP(recipientKey, wrap);
-    const envelope = new Envelope({ header: envelopeHeader, wrappedKey, nonce, ciphertext, signature: new Uint8Array(0) });
+    const wrappedKey = await encryptOAEP(recipientKey, wrap ?? contentKey);
+    const envelope = new Envelope({ header, wrappedKey, nonce, ciphertext, signature: new Uint8Array(0) });
     envelope.signature = await signer.identity.sign(envelope.signedBytes);
     return envelope;
 }
@@ -97,10 +98,17 @@ describe('opening refuses a changed envelope, naming the first check that fails'
 
     test('decrypts nothing before the signature verifies', async () => {
         let decryptions = 0;
-        const spy = { fingerprint: bob.identity.fingerprint, decrypt: async (bytes) => { decryptions++; return bob.identity.decrypt(bytes); } };
-        await rejectsWith(assert, openEnvelope(flipped(ciphertextAt + 3), { recipient: bob.token, identity: spy, senderKeys: alice.publicKeys }), CryptoError, 'bad_signature');
+        const spy = {
+            fingerprint: bob.identity.fingerprint,
+            decrypt: async (bytes) => {
+                decryptions++;
+                return bob.identity.decrypt(bytes);
+            },
+        };
+        const opener = { recipient: bob.token, identity: spy, senderKeys: alice.publicKeys };
+        await rejectsWith(assert, openEnvelope(flipped(ciphertextAt + 3), opener), CryptoError, 'bad_signature');
         assert.equal(decryptions, 0);
-        await openEnvelope(Envelope.fromSerialized(serialized), { recipient: bob.token, identity: spy, senderKeys: alice.publicKeys });
+        await openEnvelope(Envelope.fromSerialized(serialized), opener);
         assert.equal(decryptions, 1, 'the spy does see a good envelope');
     });
 });
@@ -148,7 +156,8 @@ describe('opening refuses what a sender signed but cannot be decrypted or unpadd
 
     test('a wrapped key for someone else → decryption_failed', async () => {
         const envelope = await signedBy(alice);
-        envelope.wrappedKey = await encryptOAEP((await ParsedPublicKeys.parse(mallory.publicKeys)).encryption, new Uint8Array(32));
+        const malloryKey = (await ParsedPublicKeys.parse(mallory.publicKeys)).encryption;
+        envelope.wrappedKey = await encryptOAEP(malloryKey, new Uint8Array(32));
         envelope.signature = await alice.identity.sign(envelope.signedBytes);
         await rejectsWith(assert, open(envelope), CryptoError, 'decryption_failed');
     });
@@ -224,7 +233,10 @@ describe('the JSON form refuses bad fields', () => {
     ];
     for (const [what, change, code] of cases) {
         test(`${what} → ${code}`, () => {
-            assert.throws(() => Envelope.fromJSON({ ...vector.envelope, ...change }), (error) => error instanceof DomainError && error.code === code);
+            assert.throws(
+                () => Envelope.fromJSON({ ...vector.envelope, ...change }),
+                (error) => error instanceof DomainError && error.code === code,
+            );
         });
     }
 });

@@ -18,7 +18,12 @@ before(async () => {
     [alice, bob] = await Promise.all([vectorParty(vector.sender), vectorParty(vector.recipient)]);
 });
 
-const openAsBob = (envelope) => openEnvelope(envelope, { recipient: bob.token, identity: bob.identity, senderKeys: alice.publicKeys });
+const openAsBob = (envelope) =>
+    openEnvelope(envelope, { recipient: bob.token, identity: bob.identity, senderKeys: alice.publicKeys });
+const sealFromAlice = (fields) => {
+    const from = { sender: alice.token, identity: alice.identity };
+    return sealEnvelope({ ...from, recipient: bob.token, recipientKeys: bob.publicKeys, ...fields });
+};
 
 describe('the committed envelope v1 vector', () => {
     test('opens to the expected plaintext with the vector’s keys', async () => {
@@ -51,14 +56,16 @@ describe('the committed envelope v1 vector', () => {
         assert.deepEqual(encoded.subarray(65, 81), bob.token.bytes);
         assert.equal(toHex(encoded.subarray(81, 113)), vector.recipient.fingerprint);
         assert.equal(header.sentAtMilliseconds, 1735689600250n);
-        assert.equal(new DataView(encoded.buffer, encoded.byteOffset + 113, 8).getBigUint64(0), BigInt(vector.envelope.sentAt));
+        const sentAt = new DataView(encoded.buffer, encoded.byteOffset + 113, 8).getBigUint64(0);
+        assert.equal(sentAt, BigInt(vector.envelope.sentAt));
     });
 
     test('signs the label, a zero byte and the binary form without its signature field', () => {
         const serialized = fromBase64(vector.serialized);
         const envelope = Envelope.fromSerialized(serialized);
         assert.deepEqual(envelope.signedBytes, concatBytes(utf8('wots-envelope-v1'), [0], serialized.subarray(0, serialized.length - 2 - 256)));
-        assert.deepEqual(serialized.subarray(serialized.length - 258, serialized.length - 256), Uint8Array.from([1, 0]));
+        const signatureLength = serialized.subarray(serialized.length - 258, serialized.length - 256);
+        assert.deepEqual(signatureLength, Uint8Array.from([1, 0]));
     });
 });
 
@@ -66,7 +73,7 @@ describe('sealing', () => {
     test('round-trips, padding every size to a multiple of 256 bytes', async () => {
         for (const [size, padded] of [[0, 256], [1, 256], [255, 256], [256, 512], [1000, 1024]]) {
             const plaintext = crypto.getRandomValues(new Uint8Array(size));
-            const envelope = await sealEnvelope({ plaintext, sender: alice.token, identity: alice.identity, recipient: bob.token, recipientKeys: bob.publicKeys });
+            const envelope = await sealFromAlice({ plaintext });
             assert.equal(envelope.ciphertext.length, padded + 16, `${size} bytes`);
             assert.equal(envelope.serialized.length, 121 + 2 + 256 + 2 + 12 + 4 + padded + 16 + 2 + 256);
             assert.deepEqual((await openAsBob(envelope)).plaintext, plaintext);
@@ -74,7 +81,7 @@ describe('sealing', () => {
     });
 
     test('draws a fresh content key, nonce and message id for every message', async () => {
-        const seal = () => sealEnvelope({ plaintext: utf8('same'), sentAt: 5, sender: alice.token, identity: alice.identity, recipient: bob.token, recipientKeys: bob.publicKeys });
+        const seal = () => sealFromAlice({ plaintext: utf8('same'), sentAt: 5 });
         const [first, second] = await Promise.all([seal(), seal()]);
         assert.notDeepEqual(first.nonce, second.nonce);
         assert.notDeepEqual(first.wrappedKey, second.wrappedKey);
@@ -83,7 +90,7 @@ describe('sealing', () => {
     });
 
     test('carries sentAt as a u64: dates, numbers and BigInts beyond 2^53 in the binary form', async () => {
-        const seal = (sentAt) => sealEnvelope({ plaintext: utf8('t'), sentAt, sender: alice.token, identity: alice.identity, recipient: bob.token, recipientKeys: bob.publicKeys });
+        const seal = (sentAt) => sealFromAlice({ plaintext: utf8('t'), sentAt });
         assert.equal((await seal(new Date('2030-01-02T03:04:05.678Z'))).header.sentAtMilliseconds, 1893553445678n);
         const far = await seal(2n ** 64n - 1n);
         const reparsed = Envelope.fromSerialized(far.serialized);
@@ -97,10 +104,20 @@ describe('sealing', () => {
     test('opens in Python: scripts/check_envelope_vector.py accepts a vector sealed here', { skip: pythonMissing }, async () => {
         const carol = await newParty();
         const plaintext = 'Sealed in JavaScript. Ünïcødé ✓ 👋 — and long enough to need a second block? '.repeat(4);
-        const envelope = await sealEnvelope({ plaintext: utf8(plaintext), sender: carol.token, identity: carol.identity, recipient: bob.token, recipientKeys: bob.publicKeys });
+        const envelope = await sealEnvelope({
+            plaintext: utf8(plaintext),
+            sender: carol.token,
+            identity: carol.identity,
+            recipient: bob.token,
+            recipientKeys: bob.publicKeys,
+        });
         const ours = {
             description: 'sealed by web/js/crypto in a test',
-            sender: { token: String(carol.token), publicKeys: carol.identity.publicKeys.toJSON(), fingerprint: carol.identity.fingerprint.hex },
+            sender: {
+                token: String(carol.token),
+                publicKeys: carol.identity.publicKeys.toJSON(),
+                fingerprint: carol.identity.fingerprint.hex,
+            },
             recipient: { ...vector.recipient },
             plaintext,
             serialized: toBase64(envelope.serialized),
@@ -117,7 +134,11 @@ describe('sealing', () => {
     test('opens envelopes sealed by Python’s cryptography (OpenSSL)', { skip: pythonMissing }, async () => {
         const plaintext = 'Sealed in Python ✓ '.repeat(20);
         const { serialized, id } = pythonReference('seal-envelope', {
-            sender: { token: vector.sender.token, publicKeys: vector.sender.publicKeys, signingPrivateKey: vector.sender.signingPrivateKey },
+            sender: {
+                token: vector.sender.token,
+                publicKeys: vector.sender.publicKeys,
+                signingPrivateKey: vector.sender.signingPrivateKey,
+            },
             recipient: { token: vector.recipient.token, publicKeys: vector.recipient.publicKeys },
             plaintext,
             sentAt: 2 ** 53 - 1,

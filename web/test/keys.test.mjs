@@ -8,6 +8,11 @@ import { IdentityKeys, ParsedPublicKeys, PublicKeys } from '../js/crypto/keys.js
 import { encryptOAEP, importPublicKey, signPSS, verifyPSS } from '../js/crypto/rsa.js';
 import { opensslMissing, pythonMissing, pythonReference, readVector, rejectsWith } from '../testing/tools.mjs';
 
+/** The two PKCS#8 private keys of a vector party or a Python-made identity. */
+function pkcs8Of({ signingPrivateKey, encryptionPrivateKey }) {
+    return { signing: fromBase64(signingPrivateKey), encryption: fromBase64(encryptionPrivateKey) };
+}
+
 /** A public key made by OpenSSL's command line: `openssl genpkey ARGS | openssl pkey -pubout -outform DER`. */
 function opensslPublicKey(...genpkeyArgs) {
     const quiet = { stdio: ['pipe', 'pipe', 'ignore'] };
@@ -59,7 +64,7 @@ describe('identity keys', () => {
     test('read the vector’s PKCS#8 private keys and find its published public keys', async () => {
         const vector = readVector();
         for (const party of [vector.sender, vector.recipient]) {
-            const identity = await IdentityKeys.fromPKCS8({ signing: fromBase64(party.signingPrivateKey), encryption: fromBase64(party.encryptionPrivateKey) });
+            const identity = await IdentityKeys.fromPKCS8(pkcs8Of(party));
             assert.deepEqual(identity.publicKeys.toJSON(), party.publicKeys);
             assert.equal(identity.fingerprint.hex, party.fingerprint);
         }
@@ -72,14 +77,15 @@ describe('identity keys', () => {
         };
         assert.deepEqual(pythonReference('public-keys-of', ours), generated.publicKeys.toJSON());
         const theirs = pythonReference('generate-identity', {});
-        const identity = await IdentityKeys.fromPKCS8({ signing: fromBase64(theirs.signingPrivateKey), encryption: fromBase64(theirs.encryptionPrivateKey) });
+        const identity = await IdentityKeys.fromPKCS8(pkcs8Of(theirs));
         assert.deepEqual(identity.publicKeys.toJSON(), theirs.publicKeys);
     });
 
     test('refuse one key used as both signing and encryption key', async () => {
         const pkcs8 = await generated.signingPKCS8DER();
         await rejectsWith(assert, IdentityKeys.fromPKCS8({ signing: pkcs8, encryption: pkcs8 }), CryptoError, 'invalid_key');
-        const same = new PublicKeys({ signing: generated.publicKeys.signing, encryption: generated.publicKeys.signing });
+        const { signing } = generated.publicKeys;
+        const same = new PublicKeys({ signing, encryption: signing });
         await rejectsWith(assert, ParsedPublicKeys.parse(same), CryptoError, 'invalid_key');
     });
 
@@ -133,7 +139,8 @@ describe('public keys from others', () => {
         const shortExponent = opensslPublicKey('-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-pkeyopt', 'rsa_keygen_pubexp:3');
         const modulus = shortExponent.subarray(28, 28 + 4 + 257);
         for (const exponent of [[0x00, 0x00, 0x03], [0x01, 0x00, 0x03]]) {
-            const padded = concatBytes(valid.subarray(0, 24), [0x30, 0x82, 0x01, 0x0a], modulus, [0x02, 0x03], exponent);
+            const sequence = [0x30, 0x82, 0x01, 0x0a];
+            const padded = concatBytes(valid.subarray(0, 24), sequence, modulus, [0x02, 0x03], exponent);
             assert.equal(padded.length, 294);
             await refuses(padded, /exponent other than 65537/);
         }

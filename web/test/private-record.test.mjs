@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { ByteWriter, concatBytes, fromBase64, toBase64, utf8 } from '../js/crypto/bytes.js';
+import { ByteWriter, concatBytes, fromBase64, randomBytes, toBase64, utf8 } from '../js/crypto/bytes.js';
 import { sealAESGCM } from '../js/crypto/aes-gcm.js';
 import { CryptoError } from '../js/crypto/errors.js';
 import { PrivateRecord, SealedPrivateKeys } from '../js/crypto/private-record.js';
@@ -16,8 +16,14 @@ let keys;
 
 before(async () => {
     alice = await vectorParty(vector.sender);
-    keys = await SecretKeys.fromKeys(crypto.getRandomValues(new Uint8Array(32)), crypto.getRandomValues(new Uint8Array(32)));
+    keys = await SecretKeys.fromKeys(randomBytes(32), randomBytes(32));
 });
+
+/** A private record of alice's keys under `secret`, with a cheap scrypt cost. */
+function sealRecord(secret, extra = {}) {
+    const parameters = KeyDerivationParameters.random(cheap);
+    return PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret, parameters, ...extra });
+}
 
 /** A blob sealed with `keys` for alice's token around any plaintext, as a buggy or hostile client could make it. */
 async function sealedAround(plaintext) {
@@ -91,7 +97,7 @@ describe('sealed private keys', () => {
 describe('private records', () => {
     test('seal with a secret and open with the same secret, composed either way', async () => {
         const secret = 'Crème brûlée, s\u0301il vous plaît';
-        const record = await PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret, parameters: KeyDerivationParameters.random(cheap) });
+        const record = await sealRecord(secret);
         const identity = await record.openIdentity(secret.normalize('NFD'));
         assert.ok(identity.fingerprint.equals(alice.identity.fingerprint));
         await rejectsWith(assert, record.openIdentity('another secret'), CryptoError, 'wrong_secret');
@@ -99,7 +105,7 @@ describe('private records', () => {
 
     test('sealed here open in Python from the secret alone (scrypt, verifier, layout)', { skip: pythonMissing }, async () => {
         const secret = 'passphrase ✓ 秘密';
-        const record = await PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret, parameters: KeyDerivationParameters.random(cheap) });
+        const record = await sealRecord(secret);
         const json = record.toJSON();
         const derived = pythonReference('derive-secret', { secret, parameters: json.keyDerivation });
         assert.equal(derived.secretVerifier, json.secretVerifier);
@@ -117,13 +123,18 @@ describe('private records', () => {
             signingPrivateKey: vector.sender.signingPrivateKey,
             encryptionPrivateKey: vector.sender.encryptionPrivateKey,
         });
-        const record = PrivateRecord.fromJSON({ token: vector.sender.token, keyDerivation: parameters.toJSON(), sealedPrivateKeys: sealed, secretVerifier: derived.secretVerifier });
+        const record = PrivateRecord.fromJSON({
+            token: vector.sender.token,
+            keyDerivation: parameters.toJSON(),
+            sealedPrivateKeys: sealed,
+            secretVerifier: derived.secretVerifier,
+        });
         const identity = await record.openIdentity(secret);
         assert.deepEqual(identity.publicKeys.toJSON(), vector.sender.publicKeys);
     });
 
     test('check the verifier before opening, in constant time', async () => {
-        const record = await PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret: 's', parameters: KeyDerivationParameters.random(cheap) });
+        const record = await sealRecord('s');
         const derived = await SecretKeys.derive('s', record.keyDerivation);
         assert.ok(await record.verifies(derived.authenticationKey));
         assert.ok(!(await record.verifies(derived.encryptionKey)));
@@ -132,7 +143,7 @@ describe('private records', () => {
     });
 
     test('round-trip through the relay’s JSON form, avatar included', async () => {
-        const record = await PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret: 's', parameters: KeyDerivationParameters.random(cheap), avatar: { preset: 'ox' } });
+        const record = await sealRecord('s', { avatar: { preset: 'ox' } });
         const json = JSON.parse(JSON.stringify(record));
         assert.deepEqual(Object.keys(json).sort(), ['avatar', 'keyDerivation', 'sealedPrivateKeys', 'secretVerifier', 'token']);
         assert.deepEqual(PrivateRecord.fromJSON(json).toJSON(), json);
@@ -140,7 +151,7 @@ describe('private records', () => {
     });
 
     test('refuse out-of-bounds stored parameters before any work → malformed', async () => {
-        const record = await PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret: 's', parameters: KeyDerivationParameters.random(cheap) });
+        const record = await sealRecord('s');
         record.keyDerivation = new KeyDerivationParameters({ salt: record.keyDerivation.salt, n: 2 ** 20, r: 8, p: 1 });
         await rejectsWith(assert, record.openIdentity('s'), CryptoError, 'malformed');
     });

@@ -28,10 +28,14 @@ export class EnvelopeHeader {
      * @param {bigint | number} fields.sentAtMilliseconds milliseconds since the epoch, by the sender's clock
      * @throws {DomainError} `malformedEnvelope` for an id that is not a UUID or a time out of range
      */
-    constructor({ version = EnvelopeHeader.currentVersion, messageID, sender, senderFingerprint, recipient, recipientFingerprint, sentAtMilliseconds }) {
+    constructor(fields) {
+        const { version = EnvelopeHeader.currentVersion, messageID, sender, senderFingerprint } = fields;
+        const { recipient, recipientFingerprint, sentAtMilliseconds } = fields;
         const idBytes = messageIDBytes(messageID);
         if (idBytes === null) throw malformed(`message id "${String(messageID).slice(0, 40)}" is not a UUID`);
-        if (!(sender instanceof Token) || !(recipient instanceof Token)) throw malformed('sender and recipient must be tokens');
+        if (!(sender instanceof Token) || !(recipient instanceof Token)) {
+            throw malformed('sender and recipient must be tokens');
+        }
         if (!(senderFingerprint instanceof Fingerprint) || !(recipientFingerprint instanceof Fingerprint)) {
             throw malformed('sender and recipient fingerprints must be fingerprints');
         }
@@ -88,14 +92,18 @@ export class EnvelopeHeader {
 export function checkVersion(version) {
     if (version !== EnvelopeHeader.currentVersion) {
         const only = EnvelopeHeader.currentVersion;
-        throw new DomainError(DomainErrorCode.unsupportedVersion, `envelope version ${version} is not supported (only ${only})`);
+        throw new DomainError(
+            DomainErrorCode.unsupportedVersion,
+            `envelope version ${version} is not supported (only ${only})`,
+        );
     }
 }
 
 function checkedSentAt(value) {
     const milliseconds = typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : value;
-    if (typeof milliseconds !== 'bigint' || milliseconds < 0n || milliseconds > EnvelopeHeader.maximumSentAtMilliseconds) {
-        throw malformed(`sentAt ${value} is not 0…${EnvelopeHeader.maximumSentAtMilliseconds} milliseconds`);
+    const maximum = EnvelopeHeader.maximumSentAtMilliseconds;
+    if (typeof milliseconds !== 'bigint' || milliseconds < 0n || milliseconds > maximum) {
+        throw malformed(`sentAt ${value} is not 0…${maximum} milliseconds`);
     }
     return milliseconds;
 }

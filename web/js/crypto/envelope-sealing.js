@@ -26,7 +26,16 @@ import { encryptOAEP, RSAParameters, verifyPSS } from './rsa.js';
  * @returns {Promise<Envelope>}
  * @throws {CryptoError} `invalidKey` for unusable recipient keys
  */
-export async function sealEnvelope({ plaintext, messageID = newMessageID(), sentAt = Date.now(), sender, identity, recipient, recipientKeys }) {
+export async function sealEnvelope(input) {
+    const {
+        plaintext,
+        messageID = newMessageID(),
+        sentAt = Date.now(),
+        sender,
+        identity,
+        recipient,
+        recipientKeys,
+    } = input;
     const recipientParsed = await ParsedPublicKeys.parse(recipientKeys);
     const header = new EnvelopeHeader({
         messageID,
@@ -68,20 +77,35 @@ export async function sealEnvelope({ plaintext, messageID = newMessageID(), sent
 export async function openEnvelope(envelope, { recipient, identity, senderKeys }) {
     const { header } = envelope;
     checkVersion(header);
-    if (!header.recipient.equals(recipient) || !constantTimeEqual(header.recipientFingerprint.bytes, identity.fingerprint.bytes)) {
-        throw new CryptoError(CryptoErrorCode.notForMe, `envelope ${header.messageID} is addressed to another recipient or key`);
+    const forMe = header.recipient.equals(recipient)
+        && constantTimeEqual(header.recipientFingerprint.bytes, identity.fingerprint.bytes);
+    if (!forMe) {
+        throw new CryptoError(
+            CryptoErrorCode.notForMe,
+            `envelope ${header.messageID} is addressed to another recipient or key`,
+        );
     }
     await verifyEnvelopeSignature(envelope, senderKeys);
     if (envelope.nonce.length !== AESGCM.nonceSize) {
-        throw new CryptoError(CryptoErrorCode.malformed, `envelope nonce is ${envelope.nonce.length} bytes (must be 12)`);
+        throw new CryptoError(
+            CryptoErrorCode.malformed,
+            `envelope nonce is ${envelope.nonce.length} bytes (must be 12)`,
+        );
     }
     const contentKey = await identity.decrypt(envelope.wrappedKey);
     try {
         if (contentKey.length !== AESGCM.keySize) {
-            throw new CryptoError(CryptoErrorCode.decryptionFailed, `the wrapped content key is ${contentKey.length} bytes (must be 32)`);
+            throw new CryptoError(
+                CryptoErrorCode.decryptionFailed,
+                `the wrapped content key is ${contentKey.length} bytes (must be 32)`,
+            );
         }
-        const failure = new CryptoError(CryptoErrorCode.decryptionFailed, `envelope ${header.messageID} does not decrypt (GCM tag mismatch)`);
-        const padded = await openAESGCM({ key: contentKey, nonce: envelope.nonce, aad: header.encoded, ciphertext: envelope.ciphertext, failure });
+        const failure = new CryptoError(
+            CryptoErrorCode.decryptionFailed,
+            `envelope ${header.messageID} does not decrypt (GCM tag mismatch)`,
+        );
+        const { nonce, ciphertext } = envelope;
+        const padded = await openAESGCM({ key: contentKey, nonce, aad: header.encoded, ciphertext, failure });
         try {
             return new OpenedMessage(MessagePadding.unpad(padded), header);
         } finally {
@@ -104,11 +128,16 @@ export async function verifyEnvelopeSignature(envelope, senderKeys) {
     if (!constantTimeEqual(header.senderFingerprint.bytes, sender.fingerprint.bytes)) {
         throw new CryptoError(
             CryptoErrorCode.senderKeyMismatch,
-            `envelope ${header.messageID} names sender key ${header.senderFingerprint.grouped}, not the given key ${sender.fingerprint.grouped}`,
+            `envelope ${header.messageID} names sender key ${header.senderFingerprint.grouped}, `
+                + `not the given key ${sender.fingerprint.grouped}`,
         );
     }
-    const fits = envelope.wrappedKey.length <= 0xffff && envelope.nonce.length <= 0xffff && envelope.ciphertext.length <= 0xffffffff;
-    if (envelope.signature.length !== RSAParameters.modulusSize || !fits || !(await verifyPSS(sender.signing, envelope.signature, envelope.signedBytes))) {
+    const { wrappedKey, nonce, ciphertext, signature } = envelope;
+    // Fields too long for their length prefix have no signed bytes at all.
+    const fits = wrappedKey.length <= 0xffff && nonce.length <= 0xffff && ciphertext.length <= 0xffffffff;
+    const verified = signature.length === RSAParameters.modulusSize && fits
+        && (await verifyPSS(sender.signing, signature, envelope.signedBytes));
+    if (!verified) {
         throw new CryptoError(CryptoErrorCode.badSignature, `envelope ${header.messageID} signature does not verify`);
     }
 }

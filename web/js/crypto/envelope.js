@@ -112,11 +112,15 @@ export class Envelope {
             recipientFingerprint: Fingerprint.fromHex(strictHex(json.recipientFingerprint)),
             sentAtMilliseconds: json.sentAt,
         });
-        const [wrappedKey, nonce, ciphertext, signature] = ['wrappedKey', 'nonce', 'ciphertext', 'signature'].map((key) => {
+        const base64Field = (key) => {
             const bytes = fromBase64(json[key]);
             if (bytes === null) throw malformed(`envelope ${key} is not standard base64`);
             return bytes;
-        });
+        };
+        const wrappedKey = base64Field('wrappedKey');
+        const nonce = base64Field('nonce');
+        const ciphertext = base64Field('ciphertext');
+        const signature = base64Field('signature');
         checkNonce(nonce);
         if (wrappedKey.length > 0xffff || signature.length > 0xffff || ciphertext.length > 0xffffffff) {
             throw malformed('envelope field longer than its length prefix allows');
@@ -132,7 +136,10 @@ function checkNonce(nonce) {
 /** The wire spelling is exactly 64 hex digits, without the spaces people read. */
 function strictHex(text) {
     if (typeof text !== 'string' || !/^[0-9a-fA-F]{64}$/.test(text)) {
-        throw new DomainError(DomainErrorCode.invalidFingerprint, `fingerprint "${String(text).slice(0, 80)}" is not 64 hex digits`);
+        throw new DomainError(
+            DomainErrorCode.invalidFingerprint,
+            `fingerprint "${String(text).slice(0, 80)}" is not 64 hex digits`,
+        );
     }
     return text;
 }

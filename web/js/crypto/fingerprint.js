@@ -17,7 +17,10 @@ export class Fingerprint {
      */
     constructor(bytes) {
         if (!(bytes instanceof Uint8Array) || bytes.length !== Fingerprint.byteCount) {
-            throw new DomainError(DomainErrorCode.invalidFingerprint, `a fingerprint is 32 bytes, got ${bytes?.length}`);
+            throw new DomainError(
+                DomainErrorCode.invalidFingerprint,
+                `a fingerprint is 32 bytes, got ${bytes?.length}`,
+            );
         }
         this.bytes = Uint8Array.from(bytes);
     }

@@ -39,7 +39,10 @@ export class PublicKeys {
         const signing = fromBase64(json?.signing);
         const encryption = fromBase64(json?.encryption);
         if (signing === null || encryption === null) {
-            throw new CryptoError(CryptoErrorCode.invalidKey, 'public keys need base64 "signing" and "encryption" fields');
+            throw new CryptoError(
+                CryptoErrorCode.invalidKey,
+                'public keys need base64 "signing" and "encryption" fields',
+            );
         }
         return new PublicKeys({ signing, encryption });
     }
@@ -64,7 +67,10 @@ export class ParsedPublicKeys {
      */
     static async parse(publicKeys) {
         if (compareBytes(publicKeys.signing, publicKeys.encryption) === 0) {
-            throw new CryptoError(CryptoErrorCode.invalidKey, 'the signing and encryption public keys are the same key (must be two)');
+            throw new CryptoError(
+                CryptoErrorCode.invalidKey,
+                'the signing and encryption public keys are the same key (must be two)',
+            );
         }
         const [signing, encryption, fingerprint] = await Promise.all([
             importPublicKey(publicKeys.signing, 'signing'),
@@ -105,8 +111,16 @@ export class IdentityKeys {
      */
     static async generate({ extractable = true } = {}) {
         const [signing, encryption] = await Promise.all([
-            crypto.subtle.generateKey({ ...signingAlgorithm, ...generationParameters }, extractable, ['sign', 'verify']),
-            crypto.subtle.generateKey({ ...encryptionAlgorithm, ...generationParameters }, extractable, ['encrypt', 'decrypt']),
+            crypto.subtle.generateKey(
+                { ...signingAlgorithm, ...generationParameters },
+                extractable,
+                ['sign', 'verify'],
+            ),
+            crypto.subtle.generateKey(
+                { ...encryptionAlgorithm, ...generationParameters },
+                extractable,
+                ['encrypt', 'decrypt'],
+            ),
         ]);
         const publicKeys = new PublicKeys({
             signing: new Uint8Array(await crypto.subtle.exportKey('spki', signing.publicKey)),

@@ -25,12 +25,18 @@ export const MessagePadding = Object.freeze({
     unpad(padded) {
         const size = MessagePadding.blockSize;
         if (padded.length === 0 || padded.length % size !== 0) {
-            throw new CryptoError(CryptoErrorCode.malformed, `padded plaintext is ${padded.length} bytes (must be a multiple of 256)`);
+            throw new CryptoError(
+                CryptoErrorCode.malformed,
+                `padded plaintext is ${padded.length} bytes (must be a multiple of 256)`,
+            );
         }
         let marker = padded.length - 1;
         while (marker >= 0 && padded[marker] === 0) marker--;
         if (marker < 0 || padded[marker] !== 0x80) {
-            throw new CryptoError(CryptoErrorCode.malformed, 'plaintext padding does not end in 0x80 followed by zero bytes');
+            throw new CryptoError(
+                CryptoErrorCode.malformed,
+                'plaintext padding does not end in 0x80 followed by zero bytes',
+            );
         }
         if (padded.length - marker > size) {
             throw new CryptoError(CryptoErrorCode.malformed, 'plaintext padding is longer than 256 bytes');

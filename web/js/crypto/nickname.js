@@ -17,12 +17,18 @@ export class Nickname {
         if (count < minimum || count > maximum) {
             const size = count < minimum ? 'too short' : 'too long';
             const shown = String(text).slice(0, 40);
-            throw new DomainError(DomainErrorCode.invalidNickname, `nickname "${shown}" is ${size} (${minimum}–${maximum} characters)`);
+            throw new DomainError(
+                DomainErrorCode.invalidNickname,
+                `nickname "${shown}" is ${size} (${minimum}–${maximum} characters)`,
+            );
         }
         const bad = [...lowered].find((character) => !/^[a-z0-9_.-]$/.test(character));
         if (bad !== undefined) {
             const escaped = `\\u{${bad.codePointAt(0).toString(16)}}`;
-            throw new DomainError(DomainErrorCode.invalidNickname, `nickname "${text}" contains "${escaped}" (allowed: a-z 0-9 _ . -)`);
+            throw new DomainError(
+                DomainErrorCode.invalidNickname,
+                `nickname "${text}" contains "${escaped}" (allowed: a-z 0-9 _ . -)`,
+            );
         }
         /** The lower-cased spelling, which is also the uniqueness key. */
         this.value = lowered;

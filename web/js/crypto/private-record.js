@@ -3,7 +3,17 @@
  * the key derived from the secret, the scrypt parameters, and the secret verifier. The relay cannot open it.
  */
 
-import { ByteReader, ByteWriter, concatBytes, constantTimeEqual, fromBase64, label, randomBytes, toBase64, wipe } from './bytes.js';
+import {
+    ByteReader,
+    ByteWriter,
+    concatBytes,
+    constantTimeEqual,
+    fromBase64,
+    label,
+    randomBytes,
+    toBase64,
+    wipe,
+} from './bytes.js';
 import { AESGCM, openAESGCM, sealAESGCM } from './aes-gcm.js';
 import { CryptoError, CryptoErrorCode } from './errors.js';
 import { IdentityKeys } from './keys.js';
@@ -54,17 +64,26 @@ export const SealedPrivateKeys = Object.freeze({
     async open(sealed, token, keys, options = {}) {
         if (sealed.length === 0) throw new CryptoError(CryptoErrorCode.malformed, 'sealed private keys are empty');
         if (sealed[0] !== SealedPrivateKeys.version) {
-            throw new CryptoError(CryptoErrorCode.unsupportedVersion, `sealed private keys version ${sealed[0]} is not supported (only 1)`);
+            throw new CryptoError(
+                CryptoErrorCode.unsupportedVersion,
+                `sealed private keys version ${sealed[0]} is not supported (only 1)`,
+            );
         }
         if (sealed.length < 1 + AESGCM.nonceSize + AESGCM.tagSize) {
-            throw new CryptoError(CryptoErrorCode.malformed, `sealed private keys are ${sealed.length} bytes, too short`);
+            throw new CryptoError(
+                CryptoErrorCode.malformed,
+                `sealed private keys are ${sealed.length} bytes, too short`,
+            );
         }
         const plaintext = await openAESGCM({
             key: keys.encryptionKey,
             nonce: sealed.subarray(1, 1 + AESGCM.nonceSize),
             aad: concatBytes(SealedPrivateKeys.label, token.bytes),
             ciphertext: sealed.subarray(1 + AESGCM.nonceSize),
-            failure: new CryptoError(CryptoErrorCode.wrongSecret, 'the secret does not open these private keys (wrong secret or damaged record)'),
+            failure: new CryptoError(
+                CryptoErrorCode.wrongSecret,
+                'the secret does not open these private keys (wrong secret or damaged record)',
+            ),
         });
         const reader = new ByteReader(plaintext);
         const signing = reader.readU16Prefixed();
@@ -72,7 +91,10 @@ export const SealedPrivateKeys = Object.freeze({
         const complete = signing !== null && encryption !== null && reader.remaining === 0;
         wipe(plaintext);
         try {
-            if (!complete) throw new CryptoError(CryptoErrorCode.malformed, 'sealed private keys do not hold two length-prefixed keys');
+            if (!complete) {
+                const reason = 'sealed private keys do not hold two length-prefixed keys';
+                throw new CryptoError(CryptoErrorCode.malformed, reason);
+            }
             return await IdentityKeys.fromPKCS8({ signing, encryption }, options);
         } finally {
             wipe(signing);
@@ -119,7 +141,8 @@ export class PrivateRecord {
      * @throws {CryptoError} `wrongSecret` for another secret, `malformed` for a damaged record
      */
     async openIdentity(secret, { onProgress, extractable } = {}) {
-        return this.openIdentityWithKeys(await SecretKeys.derive(secret, this.keyDerivation, { onProgress }), { extractable });
+        const keys = await SecretKeys.derive(secret, this.keyDerivation, { onProgress });
+        return this.openIdentityWithKeys(keys, { extractable });
     }
 
     /**
@@ -128,7 +151,10 @@ export class PrivateRecord {
      */
     async openIdentityWithKeys(keys, options = {}) {
         if (!(await this.verifies(keys.authenticationKey))) {
-            throw new CryptoError(CryptoErrorCode.wrongSecret, "the secret does not match this account's secret verifier");
+            throw new CryptoError(
+                CryptoErrorCode.wrongSecret,
+                "the secret does not match this account's secret verifier",
+            );
         }
         return SealedPrivateKeys.open(this.sealedPrivateKeys, this.token, keys, options);
     }
@@ -158,7 +184,10 @@ export class PrivateRecord {
         const sealedPrivateKeys = fromBase64(json?.sealedPrivateKeys);
         const secretVerifier = fromBase64(json?.secretVerifier);
         if (sealedPrivateKeys === null || secretVerifier === null) {
-            throw new CryptoError(CryptoErrorCode.malformed, 'private record needs base64 sealedPrivateKeys and secretVerifier');
+            throw new CryptoError(
+                CryptoErrorCode.malformed,
+                'private record needs base64 sealedPrivateKeys and secretVerifier',
+            );
         }
         return new PrivateRecord({
             token: Token.parse(json.token),

@@ -13,7 +13,10 @@ const u16Maximum = 0xffff;
 
 function checkFieldLength(bytes, what, minimum = 0) {
     if (bytes.length < minimum || bytes.length > u16Maximum) {
-        throw new CryptoError(CryptoErrorCode.malformed, `${what} is ${bytes.length} bytes (must be ${minimum}–65,535)`);
+        throw new CryptoError(
+            CryptoErrorCode.malformed,
+            `${what} is ${bytes.length} bytes (must be ${minimum}–65,535)`,
+        );
     }
 }
 
@@ -41,7 +44,11 @@ export const AuthenticationProof = Object.freeze({
     signedBytes({ relayID, nonce, token }) {
         checkFieldLength(relayID, 'relay id', 1);
         checkFieldLength(nonce, 'login nonce', 1);
-        return new ByteWriter().write(AuthenticationProof.label).writeU16Prefixed(relayID).writeU16Prefixed(nonce).write(token.bytes).bytes;
+        return new ByteWriter()
+            .write(AuthenticationProof.label)
+            .writeU16Prefixed(relayID)
+            .writeU16Prefixed(nonce)
+            .write(token.bytes).bytes;
     },
 
     /** Signs a relay's login challenge. @returns {Promise<Uint8Array>} the 256-byte signature */
@@ -98,7 +105,8 @@ export const RegistrationProof = Object.freeze({
     /** Whether both keys are usable RSA-2048 keys and `signature` is the signing key's proof over the registration. */
     async verify({ signature, token, nickname, publicKeys }) {
         const key = await signingKeyOrNull(publicKeys);
-        return key !== null && verifyPSS(key, signature, RegistrationProof.signedBytes({ token, nickname, publicKeys }));
+        const message = RegistrationProof.signedBytes({ token, nickname, publicKeys });
+        return key !== null && verifyPSS(key, signature, message);
     },
 });
 
@@ -138,17 +146,25 @@ export class RotationProof {
      * @returns {Promise<RotationProof>}
      */
     static async sign({ token, oldIdentity, newIdentity }) {
-        const message = RotationProof.signedBytes({ token, oldFingerprint: oldIdentity.fingerprint, newKeys: newIdentity.publicKeys });
-        const [oldKeySignature, newKeySignature] = await Promise.all([oldIdentity.sign(message), newIdentity.sign(message)]);
+        const oldFingerprint = oldIdentity.fingerprint;
+        const message = RotationProof.signedBytes({ token, oldFingerprint, newKeys: newIdentity.publicKeys });
+        const [oldKeySignature, newKeySignature] = await Promise.all([
+            oldIdentity.sign(message),
+            newIdentity.sign(message),
+        ]);
         return new RotationProof({ oldKeySignature, newKeySignature });
     }
 
-    /** Whether both key pairs are usable and both signatures verify: the old under `oldKeys`, the new under `newKeys`. */
+    /**
+     * Whether both key pairs are usable and both signatures verify: the old one under `oldKeys`, the new one under
+     * `newKeys`.
+     */
     async verify({ token, oldKeys, newKeys }) {
         let oldParsed;
         let newParsed;
         try {
-            [oldParsed, newParsed] = await Promise.all([ParsedPublicKeys.parse(oldKeys), ParsedPublicKeys.parse(newKeys)]);
+            oldParsed = await ParsedPublicKeys.parse(oldKeys);
+            newParsed = await ParsedPublicKeys.parse(newKeys);
         } catch {
             return false;
         }
@@ -170,7 +186,10 @@ export class RotationProof {
         const oldKeySignature = fromBase64(json?.oldKeySignature);
         const newKeySignature = fromBase64(json?.newKeySignature);
         if (oldKeySignature === null || newKeySignature === null) {
-            throw new CryptoError(CryptoErrorCode.malformed, 'rotation proof needs base64 oldKeySignature and newKeySignature');
+            throw new CryptoError(
+                CryptoErrorCode.malformed,
+                'rotation proof needs base64 oldKeySignature and newKeySignature',
+            );
         }
         return new RotationProof({ oldKeySignature, newKeySignature });
     }

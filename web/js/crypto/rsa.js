@@ -103,11 +103,17 @@ export async function encryptOAEP(publicKey, plaintext) {
  */
 export async function decryptOAEP(privateKey, ciphertext) {
     if (ciphertext.length !== RSAParameters.modulusSize) {
-        throw new CryptoError(CryptoErrorCode.decryptionFailed, `wrapped key is ${ciphertext.length} bytes (must be 256)`);
+        throw new CryptoError(
+            CryptoErrorCode.decryptionFailed,
+            `wrapped key is ${ciphertext.length} bytes (must be 256)`,
+        );
     }
     try {
         return new Uint8Array(await crypto.subtle.decrypt({ name: 'RSA-OAEP' }, privateKey, ciphertext));
     } catch {
-        throw new CryptoError(CryptoErrorCode.decryptionFailed, 'the wrapped content key does not open with this encryption key');
+        throw new CryptoError(
+            CryptoErrorCode.decryptionFailed,
+            'the wrapped content key does not open with this encryption key',
+        );
     }
 }

@@ -39,10 +39,12 @@ export async function handleScryptRequest(request, post) {
  * @param {{addEventListener: Function, postMessage: Function}} scope
  */
 export function attachScryptWorker(scope) {
-    scope.addEventListener('message', (event) => handleScryptRequest(event.data, (message) => scope.postMessage(message)));
+    const post = (message) => scope.postMessage(message);
+    scope.addEventListener('message', (event) => handleScryptRequest(event.data, post));
 }
 
 // Only a dedicated worker's global has this constructor in scope.
-if (typeof globalThis.DedicatedWorkerGlobalScope === 'function' && globalThis instanceof globalThis.DedicatedWorkerGlobalScope) {
+const workerScope = globalThis.DedicatedWorkerGlobalScope;
+if (typeof workerScope === 'function' && globalThis instanceof workerScope) {
     attachScryptWorker(globalThis);
 }

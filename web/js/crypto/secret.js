@@ -24,13 +24,14 @@ export const KeyDerivationBounds = Object.freeze({
 
 /** Default cost for new records: N = 2^15, r = 8, p = 1 (32 MiB), with a fresh 16-byte salt. */
 export const defaultKeyDerivationCost = Object.freeze({ n: 2 ** 15, r: 8, p: 1, saltLength: 16 });
+const defaultCost = defaultKeyDerivationCost;
 
 /** The scrypt salt and cost stored beside a sealed private record. */
 export class KeyDerivationParameters {
     /**
      * @param {{salt: Uint8Array, n?: number, r?: number, p?: number}} fields cost defaults to the default cost
      */
-    constructor({ salt, n = defaultKeyDerivationCost.n, r = defaultKeyDerivationCost.r, p = defaultKeyDerivationCost.p }) {
+    constructor({ salt, n = defaultCost.n, r = defaultCost.r, p = defaultCost.p }) {
         this.salt = salt;
         this.n = n;
         this.r = r;
@@ -49,7 +50,8 @@ export class KeyDerivationParameters {
     validate() {
         const bounds = KeyDerivationBounds;
         const { salt, n, r, p } = this;
-        const within = (value, range) => Number.isSafeInteger(value) && value >= range.minimum && value <= range.maximum;
+        const within = (value, range) =>
+            Number.isSafeInteger(value) && value >= range.minimum && value <= range.maximum;
         if (!(salt instanceof Uint8Array) || !within(salt.length, bounds.saltLength)) {
             const length = salt?.length ?? 'no';
             const range = bounds.saltLength;

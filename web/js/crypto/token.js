@@ -25,11 +25,17 @@ export class Token {
     static parse(text) {
         if (typeof text !== 'string' || text.length !== Token.textLength) {
             const shown = String(text).slice(0, 40);
-            throw new DomainError(DomainErrorCode.invalidToken, `token "${shown}" is not 26 characters of lowercase base32`);
+            throw new DomainError(
+                DomainErrorCode.invalidToken,
+                `token "${shown}" is not 26 characters of lowercase base32`,
+            );
         }
         const bytes = fromBase32(text);
         if (bytes === null || bytes.length !== Token.byteCount) {
-            throw new DomainError(DomainErrorCode.invalidToken, `token "${text}" is not canonical lowercase base32 (a-z, 2-7)`);
+            throw new DomainError(
+                DomainErrorCode.invalidToken,
+                `token "${text}" is not canonical lowercase base32 (a-z, 2-7)`,
+            );
         }
         return new Token(bytes);
     }
