@@ -97,6 +97,9 @@ describe('sealing', () => {
         assert.equal(reparsed.header.sentAtMilliseconds, 2n ** 64n - 1n);
         assert.equal((await openAsBob(reparsed)).header.sentAtMilliseconds, 2n ** 64n - 1n);
         assert.throws(() => far.toJSON(), (error) => error instanceof DomainError && error.code === 'malformed_envelope');
+        const edge = await seal(2n ** 53n);
+        assert.equal(edge.toJSON().sentAt, 2 ** 53);
+        assert.equal(Envelope.fromJSON(JSON.parse(JSON.stringify(edge))).header.sentAtMilliseconds, 2n ** 53n);
         await assert.rejects(seal(2n ** 64n), (error) => error.code === 'malformed_envelope');
         await assert.rejects(seal(-1), (error) => error.code === 'malformed_envelope');
     });

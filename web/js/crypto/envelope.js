@@ -9,6 +9,12 @@ import { EnvelopeHeader, checkVersion } from './envelope-header.js';
 import { Fingerprint } from './fingerprint.js';
 import { Token } from './token.js';
 
+/**
+ * Largest `sentAt` the JSON form carries: every integer up to 2^53 is exact as a JSON number read by JavaScript.
+ * (A sender's larger value could arrive rounded; the signature over the binary header would then fail anyway.)
+ */
+const largestJSONSentAt = 2 ** 53;
+
 export class Envelope {
     /** Domain-separation label that starts the signed bytes (the zero byte included). */
     static signatureLabel = label('wots-envelope-v1');
@@ -68,13 +74,13 @@ export class Envelope {
     }
 
     /**
-     * The relay API's JSON form. `sentAt` is a JSON number, so this client carries it exactly only up to
-     * 2^53 − 1; a larger one is refused rather than rounded.
+     * The relay API's JSON form. `sentAt` is a JSON number, which JavaScript reads exactly only up to 2^53; a
+     * larger one is refused rather than rounded.
      * @throws {DomainError} `malformedEnvelope` for a sentAt JSON cannot carry exactly
      */
     toJSON() {
         const { header } = this;
-        if (header.sentAtMilliseconds > BigInt(Number.MAX_SAFE_INTEGER)) {
+        if (header.sentAtMilliseconds > BigInt(largestJSONSentAt)) {
             throw malformed(`sentAt ${header.sentAtMilliseconds} is beyond what a JSON number carries exactly`);
         }
         return {
@@ -100,8 +106,9 @@ export class Envelope {
         if (json === null || typeof json !== 'object') throw malformed('envelope JSON is not an object');
         if (!Number.isInteger(json.version)) throw malformed('envelope JSON has no integer version');
         checkVersion(json.version);
-        if (!Number.isSafeInteger(json.sentAt) || json.sentAt < 0) {
-            throw malformed('envelope sentAt is not a non-negative integer a JSON number carries exactly');
+        const { sentAt } = json;
+        if (!Number.isInteger(sentAt) || sentAt < 0 || sentAt > largestJSONSentAt) {
+            throw malformed('envelope sentAt is not an integer from 0 to 2^53');
         }
         const header = new EnvelopeHeader({
             version: json.version,
@@ -110,7 +117,7 @@ export class Envelope {
             senderFingerprint: Fingerprint.fromHex(strictHex(json.senderFingerprint)),
             recipient: Token.parse(json.recipient),
             recipientFingerprint: Fingerprint.fromHex(strictHex(json.recipientFingerprint)),
-            sentAtMilliseconds: json.sentAt,
+            sentAtMilliseconds: BigInt(sentAt),
         });
         const base64Field = (key) => {
             const bytes = fromBase64(json[key]);
