@@ -5,6 +5,7 @@ import { before, describe, test } from 'node:test';
 import { concatBytes, fromBase64, toBase64 } from '../js/crypto/bytes.js';
 import { CryptoError } from '../js/crypto/errors.js';
 import { IdentityKeys, ParsedPublicKeys, PublicKeys } from '../js/crypto/keys.js';
+import { rsaPublicNumbers } from '../js/crypto/pkcs8.js';
 import { encryptOAEP, importPublicKey, signPSS, verifyPSS } from '../js/crypto/rsa.js';
 import { opensslMissing, pythonMissing, pythonReference, readVector, rejectsWith } from '../testing/tools.mjs';
 
@@ -87,6 +88,19 @@ describe('identity keys', () => {
         const { signing } = generated.publicKeys;
         const same = new PublicKeys({ signing, encryption: signing });
         await rejectsWith(assert, ParsedPublicKeys.parse(same), CryptoError, 'invalid_key');
+    });
+
+    test('rebuild public keys from PKCS#8 without exporting the private key', async () => {
+        const vector = readVector();
+        const pkcs8 = fromBase64(vector.recipient.encryptionPrivateKey);
+        const { modulus, exponent } = rsaPublicNumbers(pkcs8);
+        assert.equal(modulus.length, 256);
+        assert.ok(modulus[0] & 0x80, 'a 2048-bit modulus, leading zero byte removed');
+        assert.deepEqual(exponent, Uint8Array.from([1, 0, 1]));
+        for (const length of [0, 1, 10, 26, 30]) {
+            assert.throws(() => rsaPublicNumbers(pkcs8.subarray(0, length)), (error) => error.code === 'invalid_key');
+        }
+        assert.throws(() => rsaPublicNumbers(fromBase64(vector.recipient.publicKeys.encryption)), (error) => error.code === 'invalid_key');
     });
 
     test('refuse private keys that are not PKCS#8 RSA', async () => {

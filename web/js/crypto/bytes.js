@@ -49,6 +49,11 @@ export function toBase64(bytes) {
     return btoa(binary);
 }
 
+/** URL-safe base64 without padding (RFC 4648 §5), as JWK spells big integers. */
+export function toBase64URL(bytes) {
+    return toBase64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
 /** Parses canonical standard base64 with padding; returns null for any other spelling. */
 export function fromBase64(text) {
     if (typeof text !== 'string' || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;

@@ -3,9 +3,10 @@
  * (RSA-PSS) and one that only decrypts (RSA-OAEP), with their public keys and fingerprint.
  */
 
-import { compareBytes, fromBase64, toBase64 } from './bytes.js';
+import { compareBytes, fromBase64, toBase64, toBase64URL } from './bytes.js';
 import { CryptoError, CryptoErrorCode } from './errors.js';
 import { fingerprintOf } from './fingerprint.js';
+import { rsaPublicNumbers } from './pkcs8.js';
 import {
     checkRSAKeyAlgorithm,
     decryptOAEP,
@@ -189,23 +190,25 @@ export class IdentityKeys {
     }
 }
 
-/** Imports one PKCS#8 private key and derives its public SPKI, which WebCrypto only reveals through a JWK. */
+/**
+ * Imports one PKCS#8 private key and rebuilds its public key's SPKI from the key's own modulus and exponent, so
+ * the private key never has to be exported (see pkcs8.js).
+ */
 async function importPrivateKey(pkcs8, use, extractable) {
     const what = `${use} private key`;
     const [algorithm, usage] = use === 'signing' ? [signingAlgorithm, 'sign'] : [encryptionAlgorithm, 'decrypt'];
-    let probe;
+    let privateKey;
     try {
-        probe = await crypto.subtle.importKey('pkcs8', pkcs8, algorithm, true, [usage]);
+        privateKey = await crypto.subtle.importKey('pkcs8', pkcs8, algorithm, extractable, [usage]);
     } catch {
         throw new CryptoError(CryptoErrorCode.invalidKey, `${what} is not a DER PKCS#8 RSA private key`);
     }
-    checkRSAKeyAlgorithm(probe, what);
-    const jwk = await crypto.subtle.exportKey('jwk', probe);
+    checkRSAKeyAlgorithm(privateKey, what);
+    const { modulus, exponent } = rsaPublicNumbers(pkcs8, what);
+    const publicJWK = { kty: 'RSA', n: toBase64URL(modulus), e: toBase64URL(exponent), ext: true };
     const publicUsage = use === 'signing' ? 'verify' : 'encrypt';
-    const publicJWK = { kty: 'RSA', n: jwk.n, e: jwk.e, alg: jwk.alg, ext: true };
     const publicKey = await crypto.subtle.importKey('jwk', publicJWK, algorithm, true, [publicUsage]);
     const spki = new Uint8Array(await crypto.subtle.exportKey('spki', publicKey));
-    const privateKey = extractable ? probe : await crypto.subtle.importKey('pkcs8', pkcs8, algorithm, false, [usage]);
     return { privateKey, spki };
 }
 
