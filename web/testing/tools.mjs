@@ -22,12 +22,12 @@ function works(command, args) {
 /** false when Python 3 with `cryptography` is here, else the reason a test that needs it is skipped. */
 export const pythonMissing = works('python3', ['-c', 'import cryptography'])
     ? false
-    : 'skipped: python3 with the cryptography package is not installed (CI machines have it)';
+    : 'python3 with the cryptography package is not installed (CI machines have it)';
 
 /** false when the OpenSSL 3 command line is here, else the reason a test that needs it is skipped. */
 export const opensslMissing = works('openssl', ['kdf', '-keylen', '16', '-kdfopt', 'pass:x', '-kdfopt', 'salt:y', '-kdfopt', 'n:2', '-kdfopt', 'r:1', '-kdfopt', 'p:1', 'SCRYPT'])
     ? false
-    : 'skipped: the openssl 3 command line (openssl kdf … SCRYPT) is not installed (CI machines have it)';
+    : 'the openssl 3 command line (openssl kdf … SCRYPT) is not installed (CI machines have it)';
 
 /** Runs one command of web/testing/wots_reference.py with a JSON request; returns its JSON answer. */
 export function pythonReference(command, request) {

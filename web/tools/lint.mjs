@@ -16,7 +16,7 @@ const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const thisFile = fileURLToPath(import.meta.url);
 
 // Hosts a URL may name: the machine itself, RFC 2606 example domains, XML namespace identifiers (never fetched).
-const allowedHosts = /^(localhost|127\.0\.0\.1|\[::1\]|example\.(com|org|net)|[a-z0-9.-]+\.example|www\.w3\.org)(:\d+)?$/;
+const allowedHosts = /^(localhost|127\.0\.0\.1|\[::1\]|example\.(com|org|net)|[a-z0-9.-]+\.example|www\.w3\.org)$/;
 
 const scriptRules = [
     [/\brequire\s*\(/, 'CommonJS require(): ES modules only'],
@@ -59,8 +59,10 @@ function checkLines(path, text, rules) {
 
 function checkURLs(path, text) {
     text.split('\n').forEach((line, index) => {
-        for (const match of line.matchAll(/\b(?:https?|wss?):\/\/([^/\s'"`)>\]]+)/gi)) {
-            if (!allowedHosts.test(match[1].toLowerCase())) report(path, index + 1, `third-party URL (${match[0]}): serve it from the relay`);
+        for (const match of line.matchAll(/\b(?:https?|wss?):\/\/([^/\s'"`)>]+)/gi)) {
+            // The port may be computed (`${port}`); only the host matters.
+            const host = match[1].toLowerCase().replace(/^(\[[^\]]*\]|[^:]*):.*$/, '$1');
+            if (!allowedHosts.test(host)) report(path, index + 1, `third-party URL (${match[0]}): serve it from the relay`);
         }
     });
 }
