@@ -53,29 +53,24 @@ const rfcVectors = [
     ['pleaseletmein', 'SodiumChloride', 16384, 8, 1, '7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887'],
 ];
 
-async function run() {
-    const vector = await (await fetch('/schema/vectors/envelope-v1.json')).json();
-    const [alice, bob] = await Promise.all([party(vector.sender), party(vector.recipient)]);
-    const alicePublic = PublicKeys.fromJSON(vector.sender.publicKeys);
-    const bobPublic = PublicKeys.fromJSON(vector.recipient.publicKeys);
-
-    await check('scrypt: RFC 7914 vectors 1–3', async () => {
+const checks = [
+    ['scrypt: RFC 7914 vectors 1–3', async () => {
         for (const [password, salt, n, r, p, expected] of rfcVectors) {
             const output = await scrypt({ password: utf8(password), salt: utf8(salt), n, r, p, length: 64 });
             expect(toHex(output) === expected, `N=${n} gives ${toHex(output)}`);
         }
-    });
+    }],
 
-    await check('the committed envelope vector opens to its plaintext', async () => {
+    ['the committed envelope vector opens to its plaintext', async ({ vector, bob, alicePublic, bobPublic }) => {
         const envelope = Envelope.fromSerialized(fromBase64(vector.serialized));
         const opener = { recipient: bob.token, identity: bob.identity, senderKeys: alicePublic };
         const opened = await openEnvelope(envelope, opener);
         expect(opened.text === vector.plaintext, 'plaintext differs');
         expect(JSON.stringify(Envelope.fromJSON(vector.envelope).toJSON()) === JSON.stringify(envelope.toJSON()), 'JSON form');
         expect((await safetyNumber(alicePublic, bobPublic)) === vector.safetyNumber, 'safety number differs');
-    });
+    }],
 
-    await check('an envelope sealed here opens here, and tampering is refused', async () => {
+    ['an envelope sealed here opens here, and tampering is refused', async ({ alice, bob, alicePublic, bobPublic }) => {
         const plaintext = utf8('sealed in the browser ✓');
         const from = { sender: alice.token, identity: alice.identity };
         const envelope = await sealEnvelope({ ...from, plaintext, recipient: bob.token, recipientKeys: bobPublic });
@@ -86,32 +81,32 @@ async function run() {
         tampered.signature[10] ^= 1;
         await expectRefusal(openEnvelope(tampered, opener), 'bad_signature');
         await expectRefusal(openEnvelope(envelope, { ...opener, identity: alice.identity }), 'not_for_me');
-    });
+    }],
 
-    await check('fresh identity keys sign a registration proof that verifies', async () => {
+    ['fresh identity keys sign a registration proof that verifies', async () => {
         const identity = await IdentityKeys.generate();
         const token = Token.random();
         const nickname = new Nickname('Browser');
         const signature = await RegistrationProof.sign({ token, nickname, identity });
         expect(await RegistrationProof.verify({ signature, token, nickname, publicKeys: identity.publicKeys }), 'verify');
         expect(!(await RegistrationProof.verify({ signature, token: Token.random(), nickname, publicKeys: identity.publicKeys })), 'other token');
-    });
+    }],
 
-    await check('public keys with a trailing byte are refused', async () => {
+    ['public keys with a trailing byte are refused', async ({ alicePublic }) => {
         const withTrailingByte = new Uint8Array([...alicePublic.signing, 0]);
         await expectRefusal(importPublicKey(withTrailingByte, 'signing'), 'invalid_key');
-    });
+    }],
 
-    await check('a private record seals and opens (NFC), and refuses another secret', async () => {
+    ['a private record seals and opens (NFC), and refuses another secret', async ({ alice }) => {
         const parameters = KeyDerivationParameters.random({ n: 1024, r: 8, p: 1 });
         const identity = await IdentityKeys.generate();
         const record = await PrivateRecord.seal({ identity, token: alice.token, secret: 'Cafe\u0301', parameters });
         const opened = await record.openIdentity('Caf\u00e9');
         expect(opened.publicKeys.equals(identity.publicKeys), 'the opened keys are the sealed ones');
         await expectRefusal(record.openIdentity('Cafe'), 'wrong_secret');
-    });
+    }],
 
-    await check('the scrypt worker runs as a module worker and reports progress, then the keys', async () => {
+    ['the scrypt worker runs as a module worker and reports progress, then the keys', async () => {
         const parameters = KeyDerivationParameters.random({ n: 4096, r: 8, p: 1 });
         const worker = new Worker(new URL('../../js/crypto/scrypt-worker.js', import.meta.url), { type: 'module' });
         const replies = [];
@@ -130,9 +125,9 @@ async function run() {
         expect(fractions[0] === 0 && fractions.at(-1) === 1 && fractions.length > 10, `progress ${fractions}`);
         const direct = await SecretKeys.derive('worker ✓', parameters);
         expect(toHex(result.secretVerifier) === toHex(direct.secretVerifier), 'worker and page derive the same keys');
-    });
+    }],
 
-    await check('scrypt timing at N = 2^14 and 2^15 (informational)', async () => {
+    ['scrypt timing at N = 2^14 and 2^15 (informational)', async () => {
         facts.scryptMilliseconds = {};
         for (const logN of [14, 15]) {
             const times = [];
@@ -143,16 +138,24 @@ async function run() {
             }
             facts.scryptMilliseconds[logN] = Math.round(Math.min(...times));
         }
-    });
+    }],
 
-    await check('WebCrypto PBKDF2 and a zero-length key (informational)', async () => {
+    ['WebCrypto PBKDF2 and a zero-length key (informational)', async () => {
         try {
             await crypto.subtle.importKey('raw', new Uint8Array(0), 'PBKDF2', false, ['deriveBits']);
             facts.emptyPBKDF2Key = 'accepted';
         } catch (error) {
             facts.emptyPBKDF2Key = `refused (${error.name})`;
         }
-    });
+    }],
+];
+
+async function run() {
+    const vector = await (await fetch('/schema/vectors/envelope-v1.json')).json();
+    const [alice, bob] = await Promise.all([party(vector.sender), party(vector.recipient)]);
+    const alicePublic = PublicKeys.fromJSON(vector.sender.publicKeys);
+    const bobPublic = PublicKeys.fromJSON(vector.recipient.publicKeys);
+    for (const [name, body] of checks) await check(name, () => body({ vector, alice, bob, alicePublic, bobPublic }));
 }
 
 const started = performance.now();
