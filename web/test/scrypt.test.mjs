@@ -27,7 +27,7 @@ const rfcVectors = [
 
 describe('scrypt (RFC 7914)', () => {
     for (const vector of rfcVectors) {
-        const name = `§12 vector N=${vector.n}, r=${vector.r}, p=${vector.p}${vector.slow ? ' (slow: 1 GiB, ~12 s; WOTS_SKIP_SLOW_TESTS=1 skips it)' : ''}`;
+        const name = `§12 vector N=${vector.n}, r=${vector.r}, p=${vector.p}${vector.slow ? ' (slow: 1 GiB, 8–15 s; WOTS_SKIP_SLOW_TESTS=1 skips it)' : ''}`;
         const skip = vector.slow && process.env.WOTS_SKIP_SLOW_TESTS === '1' ? 'WOTS_SKIP_SLOW_TESTS=1 is set' : false;
         test(name, { skip, timeout: 120_000 }, async () => {
             const { password, salt, n, r, p } = vector;
