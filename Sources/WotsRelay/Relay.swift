@@ -44,6 +44,9 @@ public struct Relay: Sendable {
         self.hub = DeliveryHub(bus: bus, clock: clock, tickRound: intervals.min()! / 2)
     }
 
+    /// How many WebSockets are open on this relay process right now.
+    public var openStreamCount: Int { self.hub.count }
+
     /// The router alone, for route tests.
     public func buildRouter() -> Router<RelayRequestContext> {
         let authenticator = self.makeAuthenticator()

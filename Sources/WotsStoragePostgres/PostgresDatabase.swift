@@ -33,7 +33,11 @@ public final class PostgresDatabase: Service, Sendable {
         self.nodeID = UUID().uuidString.lowercased()
         self.logger = logger
         self.queryLogger = Logger(label: "wots.postgres.query", factory: { _ in SwiftLogNoOpLogHandler() })
-        self.client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
+        // The pool reports every failed connection attempt at info; during an outage that is a line per retry, and
+        // the relay's health monitor already says when the database goes and comes back.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .notice)
+        self.client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: poolLogger)
     }
 
     /// Creates the database handle from a `postgres://user[:password]@host[:port]/database[?sslmode=require]` URL.

@@ -8,7 +8,7 @@ import WotsStoragePostgres
 import WotsStorageSQLite
 
 /// Where the relay keeps its data, parsed from `sqlite:PATH` or `postgres://…`.
-enum DatabaseLocation {
+enum DatabaseLocation: Sendable {
     case sqlite(path: String)
     case postgres(url: String)
 
@@ -16,53 +16,89 @@ enum DatabaseLocation {
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
-                throw ValidationError("database \"sqlite:\" needs a path, as in sqlite:./wots-data/relay.sqlite")
+                throw WotsError(.invalidArgument, "database \"sqlite:\" needs a path, as in sqlite:./wots-data/relay.sqlite")
             }
             self = .sqlite(path: path)
         } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            _ = try PostgresDatabase.Configuration(url: url)
             self = .postgres(url: url)
         } else {
-            throw ValidationError("database \"\(url.prefix(60))\" must start with sqlite: or postgres://")
+            throw WotsError(.invalidArgument, "database \"\(url.prefix(60))\" must start with sqlite: or postgres://")
         }
+    }
+}
+
+/// The database and how the relay treats it.
+struct StorageSettings: Sendable {
+    var location: DatabaseLocation
+    var minimumFreeSpace: Int64
+    var operationTimeout: Duration
+    var startupTimeout: Duration
+
+    func validated() throws -> StorageSettings {
+        guard self.operationTimeout >= .milliseconds(100) else {
+            throw WotsError(.invalidArgument, "--database-timeout must be at least 100ms")
+        }
+        guard self.startupTimeout >= .seconds(1) else {
+            throw WotsError(.invalidArgument, "--startup-timeout must be at least 1s")
+        }
+        return self
     }
 
     /// Opens the database. PostgreSQL's client runs as a service, so its migrations wait for `RelayService`.
     func open(bus: EventBus, logger: Logger) async throws -> DatabaseBackend {
-        switch self {
+        switch self.location {
         case .sqlite(let path):
-            let database = try await SQLiteDatabase(path: path, logger: logger)
-            let storage = RelayStorage(
-                directory: SQLiteDirectoryRepository(database: database),
-                privateRecords: SQLitePrivateRecordRepository(database: database),
-                mailboxes: SQLiteMailboxRepository(database: database),
-                authentication: SQLiteAuthenticationRepository(database: database),
-                accounts: SQLiteAccountRepository(database: database),
-                health: database.health,
-                probe: { try await database.ping() }
-            )
+            var configuration = SQLiteDatabase.Configuration()
+            configuration.operationTimeout = self.operationTimeout
+            configuration.minimumFreeSpace = self.minimumFreeSpace
+            let database = try await SQLiteDatabase(path: path, configuration: configuration, logger: logger)
             logger.info("database ready", metadata: ["backend": "sqlite", "path": "\(path)"])
-            return DatabaseBackend(storage: storage, services: [], prepare: {})
+            return DatabaseBackend(storage: .sqlite(database), services: [], prepare: {})
         case .postgres(let url):
-            let database = try PostgresDatabase(url: url, logger: logger)
-            let storage = RelayStorage(
-                directory: database.directory,
-                privateRecords: database.privateRecords,
-                mailboxes: database.mailboxes,
-                authentication: database.authentication,
-                accounts: database.accounts,
-                health: database.health,
-                probe: { try await database.ping() }
-            )
+            var configuration = try PostgresDatabase.Configuration(url: url)
+            configuration.operationTimeout = self.operationTimeout
+            let database = PostgresDatabase(configuration: configuration, logger: logger)
             let notifications = PostgresMailNotifications(database: database, eventBus: bus, logger: logger)
             return DatabaseBackend(
-                storage: storage,
+                storage: .postgres(database),
                 services: [database, notifications],
-                prepare: {
+                prepare: { [startupTimeout = self.startupTimeout, server = "\(configuration)"] in
+                    try await database.waitUntilReachable(within: startupTimeout)
                     let applied = try await database.migrate()
-                    logger.info("database ready", metadata: ["backend": "postgres", "migrationsApplied": "\(applied)"])
+                    logger.info(
+                        "database ready",
+                        metadata: ["backend": "postgres", "server": "\(server)", "migrationsApplied": "\(applied)"]
+                    )
                 }
             )
         }
+    }
+}
+
+extension RelayStorage {
+    static func sqlite(_ database: SQLiteDatabase) -> RelayStorage {
+        RelayStorage(
+            directory: SQLiteDirectoryRepository(database: database),
+            privateRecords: SQLitePrivateRecordRepository(database: database),
+            mailboxes: SQLiteMailboxRepository(database: database),
+            authentication: SQLiteAuthenticationRepository(database: database),
+            accounts: SQLiteAccountRepository(database: database),
+            health: database.health,
+            probe: { try await database.ping() }
+        )
+    }
+
+    static func postgres(_ database: PostgresDatabase) -> RelayStorage {
+        RelayStorage(
+            directory: database.directory,
+            privateRecords: database.privateRecords,
+            mailboxes: database.mailboxes,
+            authentication: database.authentication,
+            accounts: database.accounts,
+            health: database.health,
+            probe: { try await database.ping() }
+        )
     }
 }
 

@@ -26,6 +26,13 @@ struct RelayService: Service {
             let port = channel.localAddress?.port ?? 0
             FileHandle.standardOutput.write(Data("wots-relay listening on http://\(host):\(port)\n".utf8))
         }
-        try await application.run()
+        try await withGracefulShutdownHandler {
+            try await application.run()
+        } onGracefulShutdown: {
+            self.logger.notice(
+                "stopping: closing WebSockets and finishing requests under way",
+                metadata: ["websockets": "\(relay.openStreamCount)"]
+            )
+        }
     }
 }

@@ -8,7 +8,12 @@ import WotsRelay
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the HTTP API and WebSocket stream until SIGTERM or SIGINT."
+        abstract: "Serve the HTTP API and WebSocket stream until SIGTERM or SIGINT.",
+        discussion: """
+            Start-up: the configuration is checked, the listening address is tried before the database is touched, \
+            then the database is opened (PostgreSQL is retried for --startup-timeout) and migrated. SIGTERM or \
+            SIGINT stops accepting, closes WebSockets, lets requests finish for at most --drain-timeout and exits 0.
+            """
     )
 
     @Option(help: "Address to listen on.")
@@ -37,44 +42,70 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Registrations per minute from one address (sustained; the burst is twenty).")
     var registrationsPerMinute: Double = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "Free disk space kept in reserve (SQLite): below it new mail is refused with storage_full.",
+            discussion: "Acknowledgements, logins and deletions go on. Suffixes KiB, MiB, GiB.",
+            valueName: "SIZE"
+        )
+    )
+    var minFreeDisk = "64MiB"
+
+    @Option(help: ArgumentHelp("Longest any database operation may take before a 503.", valueName: "DURATION"))
+    var databaseTimeout = "5s"
+
+    @Option(help: ArgumentHelp("Longest the database may take to answer at start.", valueName: "DURATION"))
+    var startupTimeout = "30s"
+
+    @Option(help: ArgumentHelp("Longest a shutdown waits for requests under way.", valueName: "DURATION"))
+    var drainTimeout = "8s"
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
-        guard (0...65_535).contains(self.port) else { throw ValidationError("--port \(self.port) is not in 0–65535") }
-        guard self.mailboxCapacity > 0 else { throw ValidationError("--mailbox-capacity must be at least 1") }
-        guard (1_024...16_777_216).contains(self.maxEnvelopeSize) else {
-            throw ValidationError("--max-envelope-size must be between 1,024 and 16,777,216 bytes")
-        }
-        guard self.sendRate > 0, self.registrationsPerMinute > 0 else {
-            throw ValidationError("--send-rate and --registrations-per-minute must be positive")
+        do {
+            _ = try self.settings()
+        } catch let error as WotsError {
+            throw ValidationError(error.reason)
         }
         guard Logger.Level(rawValue: self.logLevel) != nil else {
             throw ValidationError(
                 "--log-level \(self.logLevel) is not one of trace, debug, info, notice, warning, error, critical"
             )
         }
-        _ = try DatabaseLocation(self.databaseURL)
     }
 
     var databaseURL: String {
         self.database ?? ProcessInfo.processInfo.environment["WOTS_DATABASE_URL"] ?? "sqlite:./wots-data/relay.sqlite"
     }
 
-    var relayConfiguration: RelayConfiguration {
-        var configuration = RelayConfiguration()
-        configuration.host = self.host
-        configuration.port = self.port
-        configuration.mailboxCapacity = self.mailboxCapacity
-        configuration.maximumEnvelopeSize = self.maxEnvelopeSize
-        configuration.maximumRequestSize = max(configuration.maximumRequestSize, self.maxEnvelopeSize * 2)
-        configuration.maximumFrameSize = max(configuration.maximumFrameSize, self.maxEnvelopeSize * 2)
-        configuration.sendRate = RateLimit(perSecond: self.sendRate, burst: self.sendRate * 4)
-        configuration.registrationRate = RateLimit(
+    /// Everything the flags say, checked.
+    func settings() throws -> ServeSettings {
+        var relay = RelayConfiguration()
+        relay.host = self.host
+        relay.port = self.port
+        relay.mailboxCapacity = self.mailboxCapacity
+        relay.maximumEnvelopeSize = self.maxEnvelopeSize
+        relay.maximumRequestSize = max(relay.maximumRequestSize, self.maxEnvelopeSize * 2)
+        relay.maximumFrameSize = max(relay.maximumFrameSize, self.maxEnvelopeSize * 2)
+        relay.sendRate = RateLimit(perSecond: self.sendRate, burst: self.sendRate * 4)
+        relay.registrationRate = RateLimit(
             perSecond: self.registrationsPerMinute / 60,
             burst: max(20, self.registrationsPerMinute)
         )
-        return configuration
+        let storage = StorageSettings(
+            location: try DatabaseLocation(self.databaseURL),
+            minimumFreeSpace: try HumanUnits.bytes(self.minFreeDisk, name: "--min-free-disk"),
+            operationTimeout: try HumanUnits.duration(self.databaseTimeout, name: "--database-timeout"),
+            startupTimeout: try HumanUnits.duration(self.startupTimeout, name: "--startup-timeout")
+        )
+        if case .postgres = storage.location { relay.resyncInterval = .seconds(30) }
+        return ServeSettings(
+            relay: try relay.validated(),
+            storage: try storage.validated(),
+            drainTimeout: try HumanUnits.duration(self.drainTimeout, name: "--drain-timeout")
+        )
     }
 
     func run() async throws {
@@ -85,26 +116,27 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "wots.relay")
-        let location = try DatabaseLocation(self.databaseURL)
+        let settings = try self.settings()
+        try ListeningAddress.ensureAvailable(host: settings.relay.host, port: settings.relay.port)
         let bus = EventBus()
-        let backend = try await location.open(bus: bus, logger: logger)
-        var configuration = self.relayConfiguration
-        if case .postgres = location { configuration.resyncInterval = .seconds(30) }
-        let relayService = RelayService(
-            configuration: configuration,
-            backend: backend,
-            bus: bus,
+        let backend = try await settings.storage.open(bus: bus, logger: logger)
+        let relayService = RelayService(configuration: settings.relay, backend: backend, bus: bus, logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: backend.services.map { .init(service: $0) } + [
+                .init(service: relayService, successTerminationBehavior: .gracefullyShutdownGroup)
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
-        let group = ServiceGroup(
-            configuration: .init(
-                services: backend.services.map { .init(service: $0) } + [
-                    .init(service: relayService, successTerminationBehavior: .gracefullyShutdownGroup)
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
+        group.maximumGracefulShutdownDuration = settings.drainTimeout
+        try await ServiceGroup(configuration: group).run()
+        logger.notice("wots-relay stopped")
     }
+}
+
+/// What `serve` runs with, checked.
+struct ServeSettings: Sendable {
+    var relay: RelayConfiguration
+    var storage: StorageSettings
+    var drainTimeout: Duration
 }
