@@ -17,7 +17,8 @@ package enum HumanUnits {
         for (suffix, unit) in Self.durationUnits.sorted(by: { $0.0.count > $1.0.count }) where trimmed.hasSuffix(suffix)
         {
             if let value = Double(trimmed.dropLast(suffix.count)), value.isFinite, value >= 0 {
-                return unit * value
+                // Whole numbers multiply exactly; Duration × Double rounds through attoseconds.
+                return value == value.rounded() && value < 1e12 ? unit * Int(value) : unit * value
             }
         }
         if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return .seconds(seconds) }

@@ -73,7 +73,8 @@ extension ErrorCode {
 
         var isClientSide: Bool {
             switch self {
-            case .notForMe, .senderKeyMismatch, .decryptionFailed, .unknownSender, .notText, .malformed,
+            case .notForMe, .senderKeyMismatch, .decryptionFailed, .unknownSender, .notText, .malformed, .invalidProof,
+                .proofOutOfRange, .missingLogNode, .unverifiedNote, .wrongLogOrigin,
                 .relayUnreachable, .invalidResponse,
                 .keyChanged, .notRegistered, .alreadyRegistered, .secretUnavailable, .invalidInput, .localStore,
                 .streamFailed, .storageCorrupted, .cryptoLibrary:

@@ -52,7 +52,8 @@ extension PostgresDatabase {
         if let error = error as? IOError { return String(cString: strerror(error.errnoCode)).lowercased() }
         if let error = error as? NIOConnectionError {
             if let first = error.connectionErrors.first?.error { return Self.explain(first) }
-            return error.dnsAAAAError.map(Self.explain) ?? error.dnsAError.map(Self.explain) ?? "no address to connect to"
+            return error.dnsAAAAError.map(Self.explain) ?? error.dnsAError.map(Self.explain)
+                ?? "no address to connect to"
         }
         if error is ChannelError { return "the connection timed out or closed" }
         return String(describing: type(of: error))

@@ -16,7 +16,10 @@ enum DatabaseLocation: Sendable {
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
-                throw WotsError(.invalidArgument, "database \"sqlite:\" needs a path, as in sqlite:./wots-data/relay.sqlite")
+                throw WotsError(
+                    .invalidArgument,
+                    "database \"sqlite:\" needs a path, as in sqlite:./wots-data/relay.sqlite"
+                )
             }
             self = .sqlite(path: path)
         } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {

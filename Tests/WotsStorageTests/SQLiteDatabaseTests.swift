@@ -156,4 +156,41 @@ struct SQLiteDatabaseTests {
             try database.close()
         }
     }
+
+    @Test func belowTheFreeSpaceReserveNewMailIsRefusedWhileWhatFreesSpaceGoesOn() async throws {
+        try await withFolder { folder in
+            var configuration = SQLiteDatabase.Configuration()
+            configuration.minimumFreeSpace = Int64.max / 4
+            let database = try await SQLiteDatabase(
+                path: folder.appendingPathComponent("wots.sqlite").path,
+                configuration: configuration
+            )
+            defer { try? database.close() }
+            let mailboxes = SQLiteMailboxRepository(database: database)
+            let bob = TestValues.entry("bob")
+            let envelope = TestValues.envelope(from: TestValues.token(), to: bob.token)
+
+            let refusal = await expectStorageError(.storageFull) {
+                _ = try await mailboxes.append(envelope, receivedAt: TestValues.time(), mailboxCapacity: 10)
+            }
+            #expect(refusal?.reason.contains("reserve") == true)
+            await expectStorageError(.storageFull) {
+                try await SQLiteDirectoryRepository(database: database).create(bob)
+            }
+            #expect(database.health.condition != .healthy)
+            await expectStorageError(.storageFull) { try await database.ping() }
+
+            // What frees space, or needs little, still works.
+            try await SQLiteAuthenticationRepository(database: database).storeSession(
+                hash: TestValues.randomBytes(32),
+                token: bob.token,
+                expiresAt: TestValues.time(4_000_000_000_000)
+            )
+            #expect(
+                try await mailboxes.acknowledge([envelope.header.messageKey], for: bob.token, at: TestValues.time())
+                    == []
+            )
+            try await mailboxes.deleteMailbox(of: bob.token)
+        }
+    }
 }
