@@ -246,10 +246,28 @@ expect_success as alice verify bob --json
 [[ $(json 'd["safetyNumber"]') == "$(echo $A_NUM)" ]] || fail "verify --json shows another number than verify"
 ok
 
+step "alice queues mail for bob's current key"
+expect_success as alice send --to bob "queued one $MARKER"
+expect_success as alice send --to bob "queued two $MARKER"
+ok
+
 step "bob rotates his keys"
 expect_success as bob rotate --json
 BOB_NEW_FP=$(json 'd["newFingerprint"]')
 [[ ${#BOB_NEW_FP} -eq 64 && $BOB_NEW_FP != $(json 'd["oldFingerprint"]') ]] || fail "rotate --json"
+ok
+
+step "mail queued for bob's old key opens after the rotation, also after restore on a fresh home"
+WOTS_HOME="$WORK/homes/bob-restored" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" restore --nick bob \
+    >"$WORK/out" 2>"$WORK/err" || fail "restore after rotation"
+WOTS_HOME="$WORK/homes/bob-restored" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" inbox --keep --json \
+    >"$WORK/out" 2>"$WORK/err" || fail "inbox --keep on the restored home"
+[[ $(json 'len(d)') == 2 && $(json 'all(m["valid"] for m in d)') == True ]] || fail "restored home cannot open queued mail"
+[[ $(json '[m["text"] for m in d]') == "['queued one $MARKER', 'queued two $MARKER']" ]] || fail "queued texts"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 2 && $(json 'all(m["valid"] for m in d)') == True ]] || fail "queued mail unreadable after rotate"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 0 ]] || fail "queued mail was not acknowledged"
 ok
 
 step "sending to bob's changed key is refused"

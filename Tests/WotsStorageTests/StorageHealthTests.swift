@@ -36,14 +36,11 @@ import WotsStorage
 
 @Suite struct DeadlineTests {
     @Test func workThatNeverAnswersFailsAtTheDeadline() async {
-        let clock = ContinuousClock()
-        let start = clock.now
         await expectStorageError(.storageUnavailable) {
             _ = try await Deadline.run(.milliseconds(100), "answer") {
                 await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
             }
         }
-        #expect(clock.now - start < .seconds(5))
     }
 
     @Test func workThatAnswersInTimeGivesItsValueOrItsError() async throws {
