@@ -18,12 +18,15 @@ After each fault it checks, printing PASS/FAIL with figures:
   - every refusal is 503 with Retry-After;
   - after the database returned, a send got 202 within 5 s ("recovery seconds"), and every send from then on got 202;
   - /readyz answered 503 during the fault (required for restart and outage; reported for terminate, where the
-    database never goes away) and 200 again within 5 s of the database returning; /healthz answered 200 throughout;
+    database never goes away) and 200 again within 5 s of the database returning; /healthz answered 200 throughout
+    (both polled every 200 ms; a probe unanswered after 2 s counts as "timeout", not 503: an orchestrator's probe
+    gives up about that soon);
   - socket acknowledgements are processed: once every 202'd message reached the recipient, its mailbox empties;
   - redelivered messages (the same (sender, id) twice on the socket) stay within 5 % of the round's 202s;
   - 0 lost: every 202'd message reached the recipient, over the socket or in the final HTTP fetch.
-A round that hung or never recovered restarts the relay (a SIGTERM, timed, then SIGKILL), so every try starts from a
-working relay. At the end: SIGTERM with the database up must end the relay with status 0 within 10 s; then, on a
+A round after which the relay is wedged (no 202 after the database returned, or sends still failing 5 s later, or
+acks left unprocessed) prints what still answers and what pg_stat_activity shows, then restarts the relay (a SIGTERM,
+timed, then SIGKILL), so every try starts from a working relay. At the end: SIGTERM with the database up must end the relay with status 0 within 10 s; then, on a
 fresh relay, PostgreSQL is stopped under load and SIGTERM must still end the relay within 10 s.
 
 Prints a table (fault × tries) and "N passed, M failed"; exits 1 when any check failed.
@@ -63,10 +66,11 @@ FAULTS = {
 DATABASE = "wots_faults"
 TERMINATE_SQL = (f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                  f"WHERE datname = '{DATABASE}' AND pid <> pg_backend_pid()")
-ACTIVITY_SQL = (f"SELECT pid, backend_type, state, wait_event_type, wait_event, "
-                f"to_char(now() - xact_start, 'FMSS.MS') AS xact_age, to_char(now() - state_change, 'FMSS.MS') "
-                f"AS state_age, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) "
-                f"FROM pg_stat_activity WHERE datname = '{DATABASE}' ORDER BY pid")
+ACTIVITY_SQL = (f"SELECT pid, state, coalesce(wait_event, '-'), "
+                f"coalesce(round(extract(epoch FROM now() - xact_start)::numeric, 1)::text, 'no transaction'), "
+                f"round(greatest(0, extract(epoch FROM now() - state_change))::numeric, 1) || ' s in this state', "
+                f"left(regexp_replace(query, '\\s+', ' ', 'g'), 60) "
+                f"FROM pg_stat_activity WHERE datname = '{DATABASE}' ORDER BY state_change")
 DRAIN_SECONDS = 10        # after the load stops: every 202'd message should reach the socket by then
 MAILBOX_SECONDS = 10      # then: the relay should have processed the socket's acks by then
 SIGTERM_SECONDS = 10
@@ -352,13 +356,29 @@ class Harness:
     # --- after a wedge ---------------------------------------------------------------------------------------
 
     def show_wedge(self):
-        print("  the relay looks wedged; what PostgreSQL sees of it (pg_stat_activity):", flush=True)
+        print("  the relay looks wedged; what still answers (5 s deadline each):", flush=True)
+        probes = [("GET /readyz", "GET", "/readyz", None, None),
+                  ("GET /v1/messages (a read)", "GET", "/v1/messages?limit=1", None, self.my_session),
+                  ("POST /v1/auth/challenge (a write outside the send path)", "POST", "/v1/auth/challenge", {}, None)]
+        for name, method, path, body, session in probes:
+            started = time.monotonic()
+            try:
+                answer = self.client.request(method, path, body, session=session, timeout=5)
+                print(f"    {name}: {answer.status} in {time.monotonic() - started:.2f} s")
+            except (TimeoutError, OSError) as error:
+                print(f"    {name}: {type(error).__name__} after {time.monotonic() - started:.2f} s")
         try:
-            activity = self.postgres.psql(ACTIVITY_SQL)
+            rows = [line.split(" | ") for line in self.postgres.psql(ACTIVITY_SQL).splitlines()]
         except Exception as error:  # noqa: BLE001
-            activity = f"(psql failed: {error})"
-        for line in activity.splitlines() or ["(no connections)"]:
-            print(f"    {line}")
+            print(f"  pg_stat_activity unreadable: {error}")
+            rows = []
+        states = collections.Counter(
+            f"{row[1]}, {'no transaction' if row[3] == 'no transaction' else 'in a transaction'}" for row in rows)
+        print(f"  pg_stat_activity: {len(rows)} connections of the relay: "
+              + ", ".join(f"{count} {state}" for state, count in states.items()))
+        print("  (pid | state | wait event | transaction age s | time in state | last query), oldest and newest:")
+        for row in (rows[:3] + [["…"]] + rows[-3:]) if len(rows) > 6 else rows:
+            print("    " + " | ".join(row))
         errors = [line for line in tail(self.relay_log, 400).splitlines()
                   if "error" in line.lower() or "warning" in line.lower()]
         kinds = collections.Counter(line.split(": ", 2)[-1][:110] for line in errors)
@@ -458,7 +478,7 @@ def parse_options():
     parser.add_argument("--faults", default=",".join(FAULTS), help=f"comma-separated subset of {', '.join(FAULTS)}")
     parser.add_argument("--rate", type=float, default=250, help="messages per second, all senders (default 250)")
     parser.add_argument("--senders", type=int, default=10, help="concurrent senders (default 10)")
-    parser.add_argument("--in-flight", type=int, default=4, help="requests each sender may have in flight")
+    parser.add_argument("--in-flight", type=int, default=6, help="requests each sender may have in flight")
     parser.add_argument("--deadline", type=float, default=10, help="seconds before a send counts as a hang")
     parser.add_argument("--recovery-limit", type=float, default=5, help="seconds to 202 after the database returns")
     parser.add_argument("--before", type=float, default=5, help="seconds of load before each fault")

@@ -66,7 +66,7 @@ class Load:
     `envelope`); by default each is sealed in the sending thread.
     """
 
-    def __init__(self, client, senders, recipient, rate, recorder, deadline, envelopes=None, in_flight=4):
+    def __init__(self, client, senders, recipient, rate, recorder, deadline, envelopes=None, in_flight=6):
         self.client = client
         self.senders = senders
         self.recipient = recipient
