@@ -30,6 +30,9 @@ then
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet -r scripts/requirements-test.txt || exit 1
 fi
 
+printf '\n==> %s\n' "the Python client the fault tests use (scripts/test_wotsclient.py, offline)"
+python3 scripts/test_wotsclient.py || exit 1
+
 status=0
 printf '\n==> %s\n' "PostgreSQL faults under load (scripts/check_faults.py)"
 python3 scripts/check_faults.py --relay-bin "$RELAY_BIN" --tries "${WOTS_FAULT_TRIES:-3}" || status=1
