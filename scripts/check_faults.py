@@ -75,7 +75,7 @@ ACTIVITY_SQL = (f"SELECT pid, state, coalesce(wait_event, '-'), "
 DRAIN_SECONDS = 10        # after the load stops: every 202'd message should reach the socket by then
 MAILBOX_SECONDS = 10      # then: the relay should have processed the socket's acks by then
 SIGTERM_SECONDS = 10
-RATE_WINDOW = 3           # seconds before the fault over which the offered load is measured
+RAMP_SECONDS = 0.5        # left out of the offered-load figure while the senders start
 SEALED_AHEAD = 200        # envelopes per sender sealed before a round starts (8 s of load at 250 msg/s)
 
 
@@ -223,9 +223,8 @@ class Harness:
         result.hangs = sum(record.outcome == "hang" for record in records)
         result.errors = sum(record.outcome.startswith("error") for record in records)
         result.other = result.sends - result.accepted - result.unavailable - result.hangs - result.errors
-        # The offered rate in the seconds just before the fault (a freshly restarted relay answers its first
-        # requests slowly; what matters is the load the fault meets).
-        window = min(RATE_WINDOW, fault_at - start)
+        # The offered rate before the fault, leaving out the first half second while the senders start.
+        window = max(1e-9, fault_at - start - RAMP_SECONDS)
         before = [record for record in records if fault_at - window <= record.started < fault_at]
         result.rate = len(before) / max(1e-9, window)
         slowest = max((record.seconds for record in records if record.status), default=0.0)
