@@ -166,10 +166,11 @@ class Harness:
         opened = [open_envelope(self.me, Envelope.from_json(item["envelope"]), sender.public) for item in fetched]
         if opened != [b"preflight"]:
             raise RuntimeError(f"preflight fetch opened to {opened!r}")
-        acknowledged = self.client.ack(self.my_session, [envelope.ref])
+        answer = self.client.ack_response(self.my_session, [envelope.ref])
+        acknowledged = answer.body.get("acknowledged") if answer.status == 200 else None
         if acknowledged != 1:
-            raise RuntimeError(f"preflight ack deleted {acknowledged} messages, not 1: is WOTS_ACK_FORMAT "
-                               f"({ack_format()!r}) what this relay speaks?")
+            raise RuntimeError(f"preflight ack answered {answer.status} {answer.raw[:120]!r}, not one deletion: "
+                               f"is WOTS_ACK_FORMAT ({ack_format()!r}) what this relay speaks?")
 
     # --- one round -------------------------------------------------------------------------------------------
 
@@ -528,6 +529,8 @@ def main():
                 print(flush=True)
         harness.final_loss()
         harness.sigterm_phases()
+    except Exception as error:  # noqa: BLE001 - the run ends as a failure that says why, after cleaning up
+        harness.report.check(False, "the test ran to the end", f"{type(error).__name__}: {str(error)[:300]}")
     finally:
         harness.tear_down()
         summary(results)

@@ -304,7 +304,7 @@ class FullDisk:
         print("--- the filesystem filled from outside the relay", flush=True)
         baseline = self.send(40_000_000)
         check(baseline is not None and baseline.status == 202, "a send is accepted before the filler",
-              "hang" if baseline is None else f"{baseline.status} {baseline.error_code or ''}")
+              "hang" if baseline is None else f"{baseline.status} {baseline.error_code or ''}".strip())
         filler = os.path.join(self.folder, "filler")
         written = fill(filler)
         answers = []
