@@ -21,6 +21,8 @@ public struct StreamClient: Sendable {
     public var initialBackoff: Duration = .milliseconds(500)
     /// Longest reconnect delay. Default 30 s.
     public var maximumBackoff: Duration = .seconds(30)
+    /// Pause before an acknowledgement the relay refused (its database was unavailable) is sent again.
+    static let acknowledgementRetryPause: Duration = .seconds(1)
 
     let relay: RelayClient
     let logger: Logger
@@ -99,6 +101,7 @@ public struct StreamClient: Sendable {
             }
             try await send(ClientFrame(.auth(session: session), ref: "auth"))
             var acknowledgements = 0
+            var unanswered: [String: [MessageKey]] = [:]
             for try await message in inbound.messages(maxSize: maximumFrameSize) {
                 guard case .text(let text) = message else { continue }
                 let frame: RelayFrame
@@ -114,16 +117,25 @@ public struct StreamClient: Sendable {
                 case .message(let delivered):
                     if try await handle(delivered) {
                         acknowledgements += 1
-                        try await send(
-                            ClientFrame(.ack([delivered.envelope.header.messageKey]), ref: "ack-\(acknowledgements)")
-                        )
+                        let ref = "ack-\(acknowledgements)"
+                        unanswered[ref] = [delivered.envelope.header.messageKey]
+                        try await send(ClientFrame(.ack([delivered.envelope.header.messageKey]), ref: ref))
                     }
-                case .error(let ref?, _, let code, let text) where ref.hasPrefix("ack-"):
-                    // The message stays in the mailbox and comes again; the stream goes on.
+                case .acked(let ref?, _):
+                    unanswered[ref] = nil
+                case .error(let ref?, _, let code, let text) where unanswered[ref] != nil:
+                    // Nothing was deleted (schema/stream.md, rule 4): acknowledge again after a pause; the stream
+                    // goes on meanwhile.
+                    let keys = unanswered.removeValue(forKey: ref) ?? []
                     self.logger.notice(
-                        "an acknowledgement was refused",
+                        "an acknowledgement was refused; sending it again",
                         metadata: ["code": "\(code)", "reason": "\(RelayClient.printable(text))"]
                     )
+                    try await Task.sleep(for: Self.acknowledgementRetryPause)
+                    acknowledgements += 1
+                    let retry = "ack-\(acknowledgements)"
+                    unanswered[retry] = keys
+                    try await send(ClientFrame(.ack(keys), ref: retry))
                 case .error(_, _, let code, let text):
                     if code == .unauthenticated || code == .invalidSession {
                         await relay.invalidateSession()

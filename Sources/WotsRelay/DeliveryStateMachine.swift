@@ -29,8 +29,14 @@ struct DeliveryStateMachine: Sendable {
         case read(after: Int64, limit: Int)
         case send([MailboxMessage])
         case ping
+        /// Wake the machine (`wake()`) after this long: a mailbox read failed and is tried again then.
+        case retry(after: Duration)
         case none
     }
+
+    /// First pause after a failed mailbox read, doubled after each failure in a row up to `maximumRetryPause`.
+    static let firstRetryPause: Duration = .milliseconds(500)
+    static let maximumRetryPause: Duration = .seconds(8)
 
     private enum Activity: Sendable { case idle, reading, sending }
 
@@ -45,6 +51,8 @@ struct DeliveryStateMachine: Sendable {
     private(set) var isStopped = false
     private var nextPing: Duration?
     private var nextResync: Duration?
+    private var retryPause = Self.firstRetryPause
+    private var isWaitingToRetry = false
 
     init(settings: Settings, now: Duration) {
         self.settings = settings
@@ -58,7 +66,19 @@ struct DeliveryStateMachine: Sendable {
     /// Something may have arrived (another process stored mail, a retried send was found stored): read the mailbox.
     mutating func wake() -> Action {
         self.readWanted = true
+        self.isWaitingToRetry = false
         return self.next()
+    }
+
+    /// A mailbox read failed (the database is away): the socket stays open, live offers still go out, and the read
+    /// is tried again after a pause that grows while it keeps failing.
+    mutating func readFailed() -> Action {
+        self.activity = .idle
+        self.readWanted = true
+        guard !self.isStopped else { return .none }
+        self.isWaitingToRetry = true
+        defer { self.retryPause = min(self.retryPause * 2, Self.maximumRetryPause) }
+        return .retry(after: self.retryPause)
     }
 
     /// A message this process just stored for this socket's recipient.
@@ -75,6 +95,7 @@ struct DeliveryStateMachine: Sendable {
     /// A mailbox read asked for by `.read` returned `batch`.
     mutating func readFinished(_ batch: [MailboxMessage], limit: Int) -> Action {
         self.activity = .idle
+        self.retryPause = Self.firstRetryPause
         // A full page may have more behind it.
         if batch.count == limit { self.readWanted = true }
         let unsent = batch.filter { $0.sequence > self.lastSent }
@@ -136,6 +157,11 @@ struct DeliveryStateMachine: Sendable {
             return .send(Array(fresh.prefix(room)))
         }
         guard self.readWanted || !fresh.isEmpty else { return .none }
+        // While a failed read waits for its retry nothing goes out: what was offered is read back once reads work.
+        guard !self.isWaitingToRetry else {
+            self.readWanted = true
+            return .none
+        }
         self.readWanted = false
         self.activity = .reading
         return .read(after: self.lastSent, limit: min(self.settings.batchSize, room))

@@ -28,7 +28,13 @@ struct HealthMonitor: Service {
                     wasHealthy = isHealthy
                 }
                 let pause = isHealthy ? self.healthyInterval : self.recoveryInterval
-                guard (try? await self.clock.sleep(pause)) != nil else { return }
+                // An operation that finds the database gone cuts a healthy pause short.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await self.clock.sleep(pause) }
+                    if isHealthy { group.addTask { await self.storage.health.trouble.wait() } }
+                    await group.next()
+                    group.cancelAll()
+                }
             }
         }
     }

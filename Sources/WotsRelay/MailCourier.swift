@@ -9,13 +9,15 @@ import WotsStorage
 /// Performs one socket's `DeliveryStateMachine`: reads the mailbox and writes frames when the machine says so.
 ///
 /// An idle socket holds no task: an event that asks for work starts one, which runs until the machine has nothing
-/// more to do. A failed read or write closes the socket; the client reconnects and gets its mail from the mailbox.
+/// more to do. A failed mailbox read is tried again after a pause, with the socket open; a failed write closes the
+/// socket, and the client reconnects and gets its mail from the mailbox.
 final class MailCourier: Sendable {
     let token: Token
     private let mailboxes: any MailboxRepository
     private let metrics: RelayMetrics
     private let outbound: WebSocketOutboundWriter
-    private let now: @Sendable () -> Duration
+    private let clock: RelayClock
+    private var now: @Sendable () -> Duration { self.clock.now }
     private let machine: Mutex<DeliveryStateMachine>
     private let worker = Mutex<Task<Void, Never>?>(nil)
 
@@ -26,13 +28,14 @@ final class MailCourier: Sendable {
         mailboxes: any MailboxRepository,
         metrics: RelayMetrics,
         outbound: WebSocketOutboundWriter,
-        now: @escaping @Sendable () -> Duration
+        clock: RelayClock
     ) {
         self.token = token
         self.mailboxes = mailboxes
         self.metrics = metrics
         self.outbound = outbound
-        self.now = now
+        self.clock = clock
+        let now = clock.now
         self.machine = Mutex(DeliveryStateMachine(settings: settings, now: now()))
     }
 
@@ -63,6 +66,11 @@ final class MailCourier: Sendable {
             Task {
                 try? await self.outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
             }
+        case .retry(let pause):
+            Task { [clock] in
+                guard (try? await clock.sleep(pause)) != nil else { return }
+                self.wake()
+            }
         case .read, .send:
             // The machine asks for one read or send at a time, so at most one worker runs.
             self.worker.withLock { $0 = Task { await self.work(from: action) } }
@@ -75,8 +83,12 @@ final class MailCourier: Sendable {
             while true {
                 switch action {
                 case .read(let after, let limit):
-                    let batch = try await self.mailboxes.messages(for: self.token, after: after, limit: limit)
-                    action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
+                    do {
+                        let batch = try await self.mailboxes.messages(for: self.token, after: after, limit: limit)
+                        action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
+                    } catch let error as WotsError where error.code == .storageUnavailable {
+                        action = self.machine.withLock { $0.readFailed() }
+                    }
                 case .send(let messages):
                     for message in messages {
                         try await StreamSession.send(
@@ -93,8 +105,8 @@ final class MailCourier: Sendable {
                     self.metrics.messagesDelivered.increment(by: messages.count)
                     let now = self.now()
                     action = self.machine.withLock { $0.sendFinished(messages, now: now) }
-                case .ping:
-                    self.perform(.ping)
+                case .ping, .retry:
+                    self.perform(action)
                     return
                 case .none:
                     return

@@ -42,7 +42,7 @@ struct StreamSession: Sendable {
             mailboxes: self.mailboxes,
             metrics: self.metrics,
             outbound: outbound,
-            now: self.clock.now
+            clock: self.clock
         )
         let unregister = self.hub.register(courier)
         defer { unregister() }

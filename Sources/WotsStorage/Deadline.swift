@@ -6,11 +6,13 @@ import WotsCore
 /// The work runs in its own task and the caller waits for whichever comes first, the work's outcome or the deadline,
 /// so work that ignores cancellation (a query on a connection that died without a word) cannot hold the caller:
 /// past the deadline the caller gets `storage_unavailable` and the work is cancelled and left to end on its own.
-/// A caller that is cancelled itself cancels the work and gets `CancellationError`.
+/// A caller that is cancelled itself cancels the work and gets `CancellationError`. When `abandonedBy` fires first
+/// (the connection pool the work runs on was replaced), the caller gets `storage_unavailable` at once too.
 package enum Deadline {
     package static func run<Value: Sendable>(
         _ timeout: Duration,
         _ operation: String,
+        abandonedBy abandonment: Broadcast? = nil,
         _ work: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let race = Race<Value>()
@@ -26,14 +28,10 @@ package enum Deadline {
                         }
                     },
                     timer: Task {
-                        guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                        let reason = await Self.firstOf(timeout: timeout, abandonment: abandonment)
+                        guard !Task.isCancelled else { return }
                         race.finish(
-                            .failure(
-                                WotsError(
-                                    .storageUnavailable,
-                                    "the database did not \(operation) within \(timeout)"
-                                )
-                            ),
+                            .failure(WotsError(.storageUnavailable, "the database did not \(operation) \(reason)")),
                             cancellingWork: true
                         )
                     }
@@ -41,6 +39,25 @@ package enum Deadline {
             }
         } onCancel: {
             race.finish(.failure(CancellationError()), cancellingWork: true)
+        }
+    }
+
+    /// Waits for the deadline or the abandonment, whichever comes first, and says which.
+    private static func firstOf(timeout: Duration, abandonment: Broadcast?) async -> String {
+        await withTaskGroup(of: String.self) { group in
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return "within \(timeout)"
+            }
+            if let abandonment {
+                group.addTask {
+                    await abandonment.wait()
+                    return "before its connection was dropped"
+                }
+            }
+            let first = await group.next() ?? ""
+            group.cancelAll()
+            return first
         }
     }
 

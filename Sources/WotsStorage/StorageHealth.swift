@@ -22,6 +22,8 @@ public final class StorageHealth: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Fired when an operation finds the database unavailable, so a prober need not wait out its interval.
+    package let trouble = Signal()
 
     public init() {}
 
@@ -40,7 +42,11 @@ public final class StorageHealth: Sendable {
         case .success:
             self.state.withLock { $0.unavailable = nil }
         case .failure(let error as WotsError) where error.code == .storageUnavailable:
-            self.state.withLock { $0.unavailable = error.reason }
+            let isNew = self.state.withLock { state in
+                defer { state.unavailable = error.reason }
+                return state.unavailable == nil
+            }
+            if isNew { self.trouble.fire() }
         case .failure(let error as WotsError) where error.code == .storageFull:
             self.state.withLock { $0.shortOfSpace = error.reason }
         case .failure:

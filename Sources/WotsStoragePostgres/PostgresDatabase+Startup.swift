@@ -14,25 +14,32 @@ extension PostgresDatabase {
     {
         let clock = ContinuousClock()
         let giveUp = clock.now + deadline
-        var cause = "no attempt was made"
-        repeat {
-            do {
-                let connection = try await PostgresConnection.connect(
-                    configuration: try self.configuration.connectionConfiguration(),
-                    id: 0,
-                    logger: self.queryLogger
+        while true {
+            guard let cause = await self.connectOnce() else { return }
+            guard clock.now + pause < giveUp else {
+                throw WotsError(
+                    .storageUnavailable,
+                    "cannot reach PostgreSQL at \(self.configuration) within \(deadline): \(cause)"
                 )
-                try? await connection.close()
-                return
-            } catch {
-                cause = Self.explain(error)
             }
             try await Task.sleep(for: pause)
-        } while clock.now < giveUp
-        throw WotsError(
-            .storageUnavailable,
-            "cannot reach PostgreSQL at \(self.configuration) within \(deadline): \(cause)"
-        )
+        }
+    }
+
+    /// Opens and closes one connection outside the pool.
+    /// - Returns: nil when it worked, else why not.
+    func connectOnce() async -> String? {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: try self.configuration.connectionConfiguration(),
+                id: 0,
+                logger: self.queryLogger
+            )
+            try? await connection.close()
+            return nil
+        } catch {
+            return Self.explain(error)
+        }
     }
 
     /// What went wrong with a connection, in words an operator acts on.

@@ -15,11 +15,17 @@ public final class PostgresDatabase: Service, Sendable {
     /// A random id for this process's connection to the database, carried in `LISTEN/NOTIFY` payloads so a node can
     /// skip its own notifications.
     public let nodeID: String
+    /// Longest a readiness probe waits: a heartbeat is one tiny write, and a probe stuck on a dead connection must not
+    /// hold back the relay's view of an outage.
+    static let probeTimeout: Duration = .seconds(2)
+
     /// What recent operations say about the database; while the relay's health monitor probes it, operations on an
     /// unavailable database fail at once.
     public let health = StorageHealth()
 
-    let client: PostgresClient
+    let pools: ConnectionPools
+    /// The pool in use now.
+    var client: PostgresClient { self.pools.current.client }
     let logger: Logger
     /// Passed to per-query logging: queries and their bound values stay out of the logs.
     let queryLogger: Logger
@@ -37,7 +43,9 @@ public final class PostgresDatabase: Service, Sendable {
         // the relay's health monitor already says when the database goes and comes back.
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .notice)
-        self.client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: poolLogger)
+        self.pools = ConnectionPools { [poolLogger] in
+            PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: poolLogger)
+        }
     }
 
     /// Creates the database handle from a `postgres://user[:password]@host[:port]/database[?sslmode=require]` URL.
@@ -48,17 +56,28 @@ public final class PostgresDatabase: Service, Sendable {
 
     /// Runs the connection pool until the task is cancelled or a graceful shutdown is triggered.
     public func run() async throws {
-        await self.client.run()
+        await self.pools.run()
     }
 
     /// Checks that the database answers and accepts writes (it records this node's heartbeat), for readiness
-    /// probes, and records the outcome in `health`. Never fails fast: this is how an outage is seen to end.
+    /// probes, and records the outcome in `health`. Never fails fast: this is how an outage is seen to end. While the
+    /// database is known to be unavailable, a direct connection is tried first; when it succeeds, the connection
+    /// pool is replaced by a fresh one (see `ConnectionPools`) before the heartbeat goes through it.
     /// - Throws: `storage_unavailable` when it does not answer within the operation deadline, `storage_full` when
     ///   the server is out of disk space.
     public func ping() async throws {
         let outcome: Result<Void, any Error>
         do {
-            try await self.run("record a heartbeat", failingFast: false) {
+            if case .unavailable = self.health.condition {
+                if let cause = await self.connectOnce() {
+                    throw WotsError(.storageUnavailable, "the database does not answer: \(cause)")
+                }
+                if self.pools.replace() {
+                    self.logger.notice("the database answers again: opened a fresh connection pool")
+                }
+            }
+            let timeout = min(self.configuration.operationTimeout, Self.probeTimeout)
+            try await self.run("record a heartbeat", failingFast: false, timeout: timeout) {
                 try await self.client.query(
                     """
                     INSERT INTO relay_heartbeats (node, at) VALUES (\(self.nodeID), now())
@@ -142,8 +161,14 @@ extension PostgresDatabase {
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         if failingFast, let failure = self.health.fastFailure { throw failure }
+        let pool = self.pools.current
         do {
-            let value = try await Deadline.run(timeout ?? self.configuration.operationTimeout, operation, body)
+            let value = try await Deadline.run(
+                timeout ?? self.configuration.operationTimeout,
+                operation,
+                abandonedBy: pool.retired,
+                body
+            )
             self.health.record(.success(()))
             return value
         } catch {

@@ -84,9 +84,13 @@ public final class PostgresMailNotifications: Service, Sendable {
                 }
             } catch {
                 if Task.isCancelled { break }
+                let mapped = WotsError.mapping(error, operation: "listen for new mail")
+                // The listening connection is the canary of the pool: when it dies the others likely died with it,
+                // and telling the health record lets the probe replace the pool now instead of at a deadline.
+                self.database.health.record(.failure(mapped))
                 self.logger.warning(
                     "lost the PostgreSQL notification connection; listening again",
-                    metadata: ["error": "\(WotsError.mapping(error, operation: "listen for new mail"))"]
+                    metadata: ["error": "\(mapped)"]
                 )
             }
             self.listening.withLock { $0 = false }

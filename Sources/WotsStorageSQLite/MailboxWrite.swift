@@ -38,7 +38,7 @@ enum MailboxWrite: Sendable {
         let delete = try db.cachedStatement(
             sql: """
                 DELETE FROM mailbox_messages WHERE sender = ? AND message_id = ? AND recipient = ?
-                RETURNING sequence, received_at_ms, envelope
+                RETURNING sequence, received_at_ms, substr(envelope, -\(Envelope.acknowledgementTagSize)) AS tag
                 """
         )
         let remember = try db.cachedStatement(
@@ -54,11 +54,9 @@ enum MailboxWrite: Sendable {
                 key.sender.databaseBytes, key.id.databaseBytes, recipient.databaseBytes,
             ]
             guard let row = try Row.fetchOne(delete, arguments: arguments) else { continue }
-            let envelope = row["envelope"] as Data
             try remember.execute(
                 arguments: arguments + [
-                    row["sequence"] as Int64, row["received_at_ms"] as Int64,
-                    envelope.suffix(Envelope.acknowledgementTagSize),
+                    row["sequence"] as Int64, row["received_at_ms"] as Int64, row["tag"] as Data,
                     now.millisecondsSince1970,
                 ]
             )

@@ -30,10 +30,12 @@ extension SQLiteDatabase {
     }
 
     /// Refuses with `storage_full` when the file system's free space plus SQLite's free pages is below the reserve.
+    /// Within 32 MiB of the reserve the file system is read on every check, so concurrent writes cannot together eat
+    /// far into it.
     /// - Parameter fresh: read the file system now rather than a reading up to 250 ms old.
     func requireFreeSpace(fresh: Bool = false) async throws {
-        guard let free = self.space.freeBytes(fresh: fresh) else { return }
         let reserve = self.configuration.minimumFreeSpace
+        guard let free = self.space.freeBytes(fresh: fresh, freshBelow: reserve + (32 << 20)) else { return }
         guard free < reserve else { return }
         let reusable = try await self.read("count free pages") { db in
             let pages = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0

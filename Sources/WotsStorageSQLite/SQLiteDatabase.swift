@@ -26,6 +26,9 @@ public final class SQLiteDatabase: Sendable {
         public init() {}
     }
 
+    /// Largest size the write-ahead log keeps after a checkpoint, in bytes.
+    static let walSizeLimit = 4 << 20
+
     /// The database file.
     public let path: String
     /// What recent operations say about the database.
@@ -78,7 +81,11 @@ public final class SQLiteDatabase: Sendable {
             self.pool = try DatabasePool(path: path, configuration: grdb)
             // FULL makes each WAL commit fsync before returning, so an acknowledged write survives power loss.
             // Set on the pool's one writer connection after opening: turning WAL on sets it back to NORMAL.
-            try await self.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try await self.pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                // After a checkpoint the WAL shrinks back to this size, giving the disk back what a burst took.
+                try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+            }
         } catch {
             throw SQLiteDatabase.storageError(error, while: "open \(path)")
         }

@@ -9,6 +9,9 @@ public import WotsStorage
 /// sequences are gap-free, strictly increasing and never reused. Concurrent appends and acknowledgements are
 /// group-committed: those that arrive while a transaction is being written share the next one (and its fsync).
 public struct SQLiteMailboxRepository: MailboxRepository {
+    /// Most messages one transaction deletes.
+    static let acknowledgementsPerTransaction = 100
+
     private let database: SQLiteDatabase
     private let writes: GroupCommitQueue<MailboxWrite, MailboxWrite.Outcome>
 
@@ -84,13 +87,18 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
         var seen = Set<MessageKey>()
         let unique = keys.filter { seen.insert($0).inserted }
-        guard !unique.isEmpty else { return [] }
-        guard
-            case .acknowledged(let deleted) = try await self.writes.submit(
-                .acknowledge(unique, recipient: recipient, at: now)
-            )
-        else {
-            throw WotsError(.storageCorrupted, "an acknowledgement was answered as an append")
+        var deleted: [MessageKey] = []
+        // Small transactions keep the write-ahead log small, so acknowledgements still fit on a nearly full disk.
+        for start in stride(from: 0, to: unique.count, by: Self.acknowledgementsPerTransaction) {
+            let chunk = Array(unique[start..<min(start + Self.acknowledgementsPerTransaction, unique.count)])
+            guard
+                case .acknowledged(let some) = try await self.writes.submit(
+                    .acknowledge(chunk, recipient: recipient, at: now)
+                )
+            else {
+                throw WotsError(.storageCorrupted, "an acknowledgement was answered as an append")
+            }
+            deleted += some
         }
         return deleted
     }

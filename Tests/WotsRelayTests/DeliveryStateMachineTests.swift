@@ -125,6 +125,21 @@ import WotsStorage
         #expect(machine.tick(now: .seconds(30)) == [.read(after: 0, limit: 100)])
     }
 
+    @Test func aFailedReadKeepsTheSocketAndIsTriedAgainAfterAGrowingPause() {
+        var machine = self.machine()
+        #expect(machine.opened() == .read(after: 0, limit: 100))
+        #expect(machine.readFailed() == .retry(after: .milliseconds(500)))
+        #expect(machine.offer(Self.message(1)) == .none, "nothing goes out until a read works")
+        #expect(machine.wake() == .read(after: 0, limit: 100))
+        #expect(machine.readFailed() == .retry(after: .seconds(1)))
+        #expect(machine.wake() == .read(after: 0, limit: 100))
+        let queued = Self.messages(1...2)
+        #expect(machine.readFinished(queued, limit: 100) == .send(queued))
+        _ = machine.sendFinished(queued, now: .zero)
+        #expect(machine.wake() == .read(after: 2, limit: 100))
+        #expect(machine.readFailed() == .retry(after: .milliseconds(500)), "a read that worked resets the pause")
+    }
+
     @Test func aStoppedMachineAsksForNothing() {
         var machine = self.machine { $0.pingInterval = .seconds(1) }
         _ = machine.opened()

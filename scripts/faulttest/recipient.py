@@ -10,6 +10,7 @@ from wotsclient.stream import Stream, StreamRefused, message_ref
 ACK_BATCH = 200          # most refs in one ack frame
 ACK_EVERY = 0.05         # seconds between ack frames while mail arrives
 RECONNECT_PAUSE = 0.2    # seconds between reconnection attempts
+ACK_RETRY_PAUSE = 1.0    # seconds before sending again an ack the relay refused (schema/stream.md, rule 4)
 
 
 class Recipient:
@@ -27,6 +28,9 @@ class Recipient:
         self.ack_frames_sent = 0
         self.errors = []                    # `error` frames
         self._pending = []                  # refs received, not yet sent in an ack frame
+        self._unanswered = {}               # ack frame ref -> its refs, until `acked` or `error` answers it
+        self._retry_at = 0.0                # no ack frame before this time (after a refused ack)
+        self.ack_retries = 0                # ack frames refused and sent again
         self._current = None                # the open Stream, if any
         self._condition = threading.Condition()
         self._stop = threading.Event()
@@ -110,11 +114,14 @@ class Recipient:
             if frame is not None:
                 self._handle(frame)
             now = time.monotonic()
-            if self._pending and (now - last_ack >= ACK_EVERY or len(self._pending) >= ACK_BATCH):
+            if self._pending and now >= self._retry_at and (
+                    now - last_ack >= ACK_EVERY or len(self._pending) >= ACK_BATCH):
                 with self._condition:
                     batch = self._pending[:ACK_BATCH]
-                stream.ack(batch)
+                ref = stream.ack(batch)
                 last_ack = now
+                with self._condition:
+                    self._unanswered[ref] = batch
                 with self._condition:
                     del self._pending[:len(batch)]
                     self.ack_frames_sent += 1
@@ -131,6 +138,13 @@ class Recipient:
             elif kind == "acked" and stream_ack_is_answered():
                 self.acked_frames += 1
                 self.acknowledged += int(frame.get("acknowledged", 0))
+                self._unanswered.pop(frame.get("ref"), None)
             elif kind == "error":
                 self.errors.append(frame)
+                refused = self._unanswered.pop(frame.get("ref"), None)
+                if refused:
+                    # The relay deleted nothing: acknowledge the same messages again after a pause.
+                    self._pending[:0] = refused
+                    self._retry_at = time.monotonic() + ACK_RETRY_PAUSE
+                    self.ack_retries += 1
             self._condition.notify_all()
