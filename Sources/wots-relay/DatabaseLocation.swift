@@ -26,7 +26,9 @@ enum DatabaseLocation: Sendable {
             _ = try PostgresDatabase.Configuration(url: url)
             self = .postgres(url: url)
         } else {
-            throw WotsError(.invalidArgument, "database \"\(url.prefix(60))\" must start with sqlite: or postgres://")
+            // The URL itself is not repeated: it may hold a password.
+            let scheme = url.split(separator: ":", maxSplits: 1).first.map { "\"\($0.prefix(20)):\"" } ?? "it"
+            throw WotsError(.invalidArgument, "the database URL starts with \(scheme); use sqlite:PATH or postgres://…")
         }
     }
 }
