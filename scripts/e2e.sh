@@ -234,6 +234,38 @@ expect_success as bob inbox --json
 [[ $(json 'len(d)') == 2 && $(json 'd[1]["text"]') == "chat two" ]] || fail "chat lines not delivered in order"
 ok
 
+# --- unlock once -----------------------------------------------------------------------------------------------------
+# Without WOTS_SECRET, without --secret-file and without a terminal (setsid: no controlling terminal, stdin /dev/null).
+bare() {
+    local user=$1; shift
+    WOTS_HOME="$WORK/homes/$user" setsid -w "$WOTS_BIN" "$@" </dev/null >"$WORK/out" 2>"$WORK/err"
+}
+step "after wots unlock, commands need no secret and no terminal, rotate included; after wots lock, one clear line"
+expect_success as dora register --nick dora
+printf '%s\n' "secret of dora, long enough" >"$WORK/dora.secret"
+expect_failure bare dora send --to bob "locked"
+err_has "no secret for dora"; err_has "wots unlock"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+if bare dora unlock --for 10m --secret-file "$WORK/dora.secret"; then
+    out_has "unlocked dora for 10m"
+    expect_success bare dora send --to bob "unlocked $MARKER"
+    expect_success as bob inbox --json
+    [[ $(json 'len(d)') == 1 && $(json 'd[0]["text"]') == "unlocked $MARKER" ]] || fail "bob did not get dora's message"
+    expect_success bare dora inbox --json
+    expect_success bare dora rotate --json
+    expect_success bare dora inbox --json
+    expect_success bare dora lock
+    out_has "locked dora"
+    expect_failure bare dora send --to bob "after lock"
+    err_has "no secret for dora"
+    [[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+    expect_success as dora inbox --json
+    ok
+else
+    err_has "session keyring is unavailable"
+    echo "skip - $CURRENT (the session keyring is unavailable here)" >&2
+fi
+
 # --- verify, rotate, trust -------------------------------------------------------------------------------------------
 step "verify shows the same safety number on both sides"
 expect_success as alice verify bob

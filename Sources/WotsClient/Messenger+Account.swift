@@ -59,7 +59,7 @@ extension Messenger {
             registeredAt: Date()
         )
         // Undoing the relay half needs a session, so the relay client knows the new identity from the start.
-        await self.relay.authenticate(as: token, identity: identity)
+        await self.relay.authenticate(as: token, identity: identity, nickname: nickname)
         let registered = Box<DirectoryEntry>()
         let coordinator = SaveCoordinator(
             publicHalf: RelayRegistration(relay: self.relay, registered: registered),
@@ -128,7 +128,9 @@ extension Messenger {
         return profile
     }
 
-    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed with the same secret.
+    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed under the same keys
+    /// derived from the secret (same salt and cost), so the secret, the relay's verifier and keys kept by
+    /// `wots unlock` all stay valid.
     /// - Returns: the old and the new fingerprint.
     public func rotate() async throws -> (old: Fingerprint, new: Fingerprint) {
         let unlocked = try await self.unlock()
@@ -136,9 +138,9 @@ extension Messenger {
         let record = try PrivateRecord.seal(
             identity: newIdentity,
             token: unlocked.token,
-            secret: unlocked.secret,
-            avatar: unlocked.account.privateRecord.avatar,
-            parameters: self.configuration.keyDerivationCost.parameters()
+            keys: unlocked.keys,
+            parameters: unlocked.account.privateRecord.keyDerivation,
+            avatar: unlocked.account.privateRecord.avatar
         )
         let proof = try RotationProof.sign(
             token: unlocked.token,
@@ -165,7 +167,7 @@ extension Messenger {
         profile.fingerprint = entry.fingerprint
         try self.store.replace(LocalAccount(profile: profile, privateRecord: record))
         try? self.store.removePending()
-        await self.relay.authenticate(as: unlocked.token, identity: newIdentity)
+        await self.relay.authenticate(as: unlocked.token, identity: newIdentity, nickname: profile.nickname)
         return (unlocked.profile.fingerprint, newIdentity.fingerprint)
     }
 
@@ -174,6 +176,7 @@ extension Messenger {
         let unlocked = try await self.unlock()
         try await self.relay.deleteAccount()
         try self.store.removeAccount()
+        _ = try? self.configuration.unlockCache?.forget(unlocked.profile)
         return unlocked.profile
     }
 }

@@ -18,8 +18,10 @@ public actor RelayClient {
     /// Per-request time limit. Default 30 seconds.
     public nonisolated let timeout: Duration
 
-    private let http: HTTPClient
-    private var credentials: (token: Token, identity: IdentityKeys)?
+    let http: HTTPClient
+    /// Set once an https:// relay answered over TLS: from then on no request watches for a plain-HTTP relay.
+    private var answeredOverTLS = false
+    private var credentials: (token: Token, identity: IdentityKeys, nickname: Nickname?)?
     private var session: String?
 
     /// The process-wide HTTP client: a refused connection fails at once (the default client retries until the request
@@ -66,7 +68,8 @@ public actor RelayClient {
     }
 
     /// Uses this identity for authenticated routes from now on.
-    public func authenticate(as token: Token, identity: IdentityKeys) {
+    /// - Parameter nickname: the account's nickname, named in the hints of login failures. Default none.
+    public func authenticate(as token: Token, identity: IdentityKeys, nickname: Nickname? = nil) {
         if self.credentials?.token != token || self.credentials?.identity.fingerprint != identity.fingerprint {
             self.session = nil
         }

@@ -19,7 +19,7 @@ struct Wots: AsyncParsableCommand {
             """,
         subcommands: [
             Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
-            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self,
+            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self, Unlock.self, Lock.self,
         ]
     )
 
@@ -64,7 +64,14 @@ struct Wots: AsyncParsableCommand {
             cost = chosen
         }
         return try Messenger(
-            configuration: Messenger.Configuration(relay: relay, home: home, keyDerivationCost: cost, secret: secret),
+            configuration: Messenger.Configuration(
+                relay: relay,
+                home: home,
+                keyDerivationCost: cost,
+                secret: secret,
+                unlockCache: SessionKeyring(),
+                notice: { Terminal.note($0) }
+            ),
             logger: Terminal.logger
         )
     }
@@ -94,7 +101,7 @@ struct SecretOptions: ParsableArguments {
     @Option(
         name: .customLong("secret-file"),
         help: ArgumentHelp(
-            "Read the secret from the first line of FILE (else WOTS_SECRET, else ask).",
+            "Read the secret from the first line of FILE (before WOTS_SECRET and `wots unlock`).",
             valueName: "FILE"
         )
     )
