@@ -372,4 +372,11 @@ expect_failure as alice directory list --limit 101
 err_has "1–100"
 ok
 
+# --- chat on a terminal ----------------------------------------------------------------------------------------------
+if [[ "$DATABASE" == sqlite:* ]]; then
+    step "chat on a pseudo-terminal sends only what is typed after it opened (scripts/chat_pty_check.py)"
+    python3 "$ROOT/scripts/chat_pty_check.py" "$BIN" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "pty chat check"; }
+    ok
+fi
+
 echo "$PASSED passed, 0 failed"

@@ -99,16 +99,18 @@ public enum SecretSource: Sendable {
             )
         }
         defer { close(tty) }
-        _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var saved = termios()
         let hasTermios = tcgetattr(tty, &saved) == 0
         if hasTermios {
             var silent = saved
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ECHONL)
-            tcsetattr(tty, TCSANOW, &silent)
+            // TCSAFLUSH discards what was typed before the prompt appeared (as glibc's getpass does), so a line typed
+            // ahead is never taken for the secret.
+            tcsetattr(tty, TCSAFLUSH, &silent)
         }
         defer { if hasTermios { tcsetattr(tty, TCSANOW, &saved) } }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {
