@@ -128,6 +128,33 @@ expect_failure as mallory register --nick 'bad name!'
 err_has "allowed"
 ok
 
+step "nicknames must start with a letter or digit, and odd characters are named readably"
+for nick in ... _xy --nick=-dash; do
+    if [[ $nick == --nick=* ]]; then expect_failure as mallory register "$nick"; else expect_failure as mallory register --nick "$nick"; fi
+    err_has "must start with a letter or digit"
+done
+expect_failure as mallory register --nick -dash
+err_has -- "--nick=-dash"
+expect_failure as mallory register --nick "smile😀"
+err_has '"😀" (U+1F600)'
+if grep -qF '\u{' "$WORK/err"; then fail "a character shown as a Swift escape"; fi
+[[ ! -e "$WORK/homes/mallory/profile.json" ]] || fail "a refused nickname left an account"
+ok
+
+step "a usage error exits 64 and a failure exits 1, each with one line on stderr"
+as alice send --to bob --no-such-flag "x"; status=$?
+[[ $status -eq 64 ]] || fail "usage error exited $status"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "usage error printed $(wc -l <"$WORK/err") lines"
+err_has "wots: "; err_has "wots send --help"
+as alice directory show nobody-here; status=$?
+[[ $status -eq 1 ]] || fail "failure exited $status"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "failure printed $(wc -l <"$WORK/err") lines"
+grep -q '^wots: ' "$WORK/err" || fail "failure line does not start with wots:"
+as alice --help >/dev/null; status=$?
+[[ $status -eq 0 ]] || fail "--help exited $status"
+out_has "64"; out_has "130"
+ok
+
 step "registering twice in one home is refused"
 expect_failure as alice register --nick alice2
 err_has "already"

@@ -17,7 +17,7 @@ struct Register: AsyncParsableCommand {
     @ParentCommand var root: Wots
     @OptionGroup var secret: SecretOptions
 
-    @Option(name: .long, help: "Nickname: 3–32 characters of a-z 0-9 _ . - (case-insensitive).")
+    @Option(name: .long, help: "Nickname: \(Nickname.rules); case-insensitive.")
     var nick: String
 
     @Option(name: .long, help: ArgumentHelp("A PNG or JPEG picture of at most 64 KiB.", valueName: "FILE"))

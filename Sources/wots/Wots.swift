@@ -14,8 +14,13 @@ struct Wots: AsyncParsableCommand {
         discussion: """
             The relay comes from --relay, WOTS_RELAY, the account's own relay, or http://127.0.0.1:8080. Local \
             state lives under --home, WOTS_HOME, $XDG_DATA_HOME/wots or ~/.local/share/wots (folder 0700, files \
-            0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, or is \
-            asked on the terminal. WOTS_KDF_COST=test selects cheap scrypt parameters for test scripts only.
+            0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, the keys \
+            kept by `wots unlock`, or is asked on the terminal. WOTS_KDF_COST=test selects cheap scrypt parameters \
+            for test scripts only.
+
+            Exit status: 0 success; 1 failure, with one line "wots: …" on stderr; 64 usage error (an unknown, \
+            missing or invalid argument), with one line "wots: …; see `wots COMMAND --help`" on stderr; 130 \
+            interrupted (Ctrl-C).
             """,
         subcommands: [
             Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
@@ -76,8 +81,7 @@ struct Wots: AsyncParsableCommand {
         )
     }
 
-    /// Runs the command; a failure becomes one line on stderr and exit status 1 (usage errors keep the parser's
-    /// message and status).
+    /// Runs the command; every failure becomes one line on stderr and an exit status (README's table).
     static func main() async {
         do {
             var command = try Self.parseAsRoot()
@@ -86,12 +90,8 @@ struct Wots: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let error as WotsError {
-            Terminal.fail(error.reason)
-        } catch is CancellationError {
-            Foundation.exit(130)
         } catch {
-            Self.exit(withError: error)
+            Self.finish(with: error)
         }
     }
 }
