@@ -224,6 +224,27 @@ expect_success as bob inbox --json
 [[ $(json 'len(d)') == 1 ]] || fail "duplicate delivered"
 ok
 
+step "a whitespace-only message is refused, from the arguments and from stdin"
+expect_failure as alice send --to bob "   "
+err_has "only whitespace"
+printf ' \n\t\n' | WOTS_HOME="$WORK/homes/alice" WOTS_SECRET="secret of alice, long enough" \
+    "$WOTS_BIN" send --to bob >"$WORK/out" 2>"$WORK/err" && fail "a whitespace message from stdin was sent"
+err_has "only whitespace"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 0 ]] || fail "a whitespace message arrived"
+ok
+
+step "message ids are lowercase in text and in JSON"
+expect_success as alice send --to bob --json "id check $MARKER"
+SENT_ID=$(json 'd["id"]')
+[[ $SENT_ID == "$(echo "$SENT_ID" | tr A-Z a-z)" && ${#SENT_ID} -eq 36 ]] || fail "send --json id $SENT_ID"
+expect_success as bob inbox --json
+[[ $(json 'd[0]["id"]') == "$SENT_ID" ]] || fail "inbox --json id differs from send --json id"
+expect_success as alice send --to bob "id check 2"
+grep -qE '\(id [0-9a-f-]{36}\)$' "$WORK/out" || fail "send text id not lowercase: $(cat "$WORK/out")"
+expect_success as bob inbox --json
+ok
+
 step "sending to an unknown recipient is refused"
 expect_failure as alice send --to nobody-here "x"
 err_has "nobody-here"
