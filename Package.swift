@@ -155,6 +155,7 @@ let package = Package(
             name: "WotsClientTests",
             dependencies: [
                 "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

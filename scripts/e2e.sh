@@ -176,6 +176,15 @@ expect_failure as alice directory show nobody-here
 err_has "nobody-here"
 ok
 
+step "https:// against this plain-HTTP relay fails within seconds and says it speaks http"
+START_NS=$(date +%s%N)
+expect_failure as alice --relay "https://127.0.0.1:$PORT" directory list
+ELAPSED_MS=$(( ($(date +%s%N) - START_NS) / 1000000 ))
+(( ELAPSED_MS < 5000 )) || fail "took $ELAPSED_MS ms"
+err_has "this relay speaks http, not https"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+ok
+
 # --- messages --------------------------------------------------------------------------------------------------------
 MARKER="marker-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
 step "alice sends bob a message (pinning his key on first use)"
@@ -326,10 +335,25 @@ expect_success as alice verify bob --json
 [[ $(json 'd["safetyNumber"]') == "$(echo $A_NUM)" ]] || fail "verify --json shows another number than verify"
 ok
 
+step "bob restores his account on a second machine (his laptop)"
+WOTS_HOME="$WORK/homes/bob-laptop" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" restore --nick bob \
+    >"$WORK/out" 2>"$WORK/err" || fail "restore bob on the laptop"
+ok
+
 step "bob rotates his keys"
 expect_success as bob rotate --json
 BOB_NEW_FP=$(json 'd["newFingerprint"]')
 [[ ${#BOB_NEW_FP} -eq 64 && $BOB_NEW_FP != $(json 'd["oldFingerprint"]') ]] || fail "rotate --json"
+ok
+
+step "the laptop's outdated keys are refused with a hint, and restoring in place takes the new ones"
+laptop() { WOTS_HOME="$WORK/homes/bob-laptop" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" "$@" >"$WORK/out" 2>"$WORK/err"; }
+expect_failure laptop inbox --keep --json
+err_has "run \`wots restore --nick bob\`"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+expect_success laptop restore --nick bob --json
+[[ $(json 'd["fingerprint"]') == "$BOB_NEW_FP" ]] || fail "the laptop did not take the new keys"
+expect_success laptop inbox --keep --json
 ok
 
 step "sending to bob's changed key is refused"

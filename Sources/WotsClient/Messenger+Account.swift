@@ -85,15 +85,18 @@ extension Messenger {
     }
 
     /// Rebuilds the home folder from the relay: fetches the sealed private record with proof of the secret and
-    /// opens it locally.
-    /// - Throws: `WotsError.alreadyRegistered` when the home holds an account, `.wrongSecret`,
+    /// opens it locally. A home that holds the same account already takes the relay's current keys (after a rotation
+    /// on another machine); its contacts and seen messages stay.
+    /// - Throws: `WotsError.alreadyRegistered` when the home holds another account, `.wrongSecret`,
     ///   `.unknownNickname`, the relay's `rate_limited`.
     public func restore(nickname: Nickname) async throws -> Profile {
         try self.store.prepareHome()
-        if self.store.hasAccount {
+        let existing = self.store.hasAccount ? try self.store.account().profile : nil
+        if let existing, existing.nickname != nickname {
             throw WotsError(
                 .alreadyRegistered,
-                "\(self.store.home.path) holds an account already; restore into an empty --home"
+                "\(self.store.home.path) holds the account \(existing.nickname) already; restore \(nickname) into an "
+                    + "empty --home"
             )
         }
         let parameters = try await self.relay.restoreParameters(nickname: nickname).keyDerivation
@@ -124,7 +127,21 @@ extension Messenger {
             )
         }
         let profile = Profile(entry: account.entry, relay: self.relay.baseURL)
-        try self.store.create(LocalAccount(profile: profile, privateRecord: account.privateRecord))
+        let restored = LocalAccount(profile: profile, privateRecord: account.privateRecord)
+        guard let existing else {
+            try self.store.create(restored)
+            return profile
+        }
+        // The same account again (its keys were rotated on another machine): take the current keys, keep the
+        // contacts and seen messages.
+        guard existing.token == profile.token else {
+            throw WotsError(
+                .alreadyRegistered,
+                "\(nickname) at \(self.relay.baseURL) is another account than the one in \(self.store.home.path) "
+                    + "(token \(profile.token), not \(existing.token)); restore into an empty --home"
+            )
+        }
+        try self.store.replace(restored)
         return profile
     }
 
