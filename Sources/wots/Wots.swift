@@ -20,7 +20,7 @@ struct Wots: AsyncParsableCommand {
 
             Exit status: 0 success; 1 failure, with one line "wots: …" on stderr; 64 usage error (an unknown, \
             missing or invalid argument), with one line "wots: …; see `wots COMMAND --help`" on stderr; 130 \
-            interrupted (Ctrl-C).
+            interrupted (Ctrl-C); 141 output closed early (SIGPIPE, as in `wots directory list | head -1`).
             """,
         subcommands: [
             Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
