@@ -1,9 +1,10 @@
 # Wots — every command a developer or operator needs. See README.md.
 SWIFT ?= swift
 DATABASE ?= sqlite:./wots-data/relay.sqlite
+PREFIX ?= /usr/local
 FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
 
-.PHONY: run build test bench bench-crypto bench-storage bench-relay demo format lint clean
+.PHONY: run build install test bench bench-crypto bench-storage bench-relay demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -12,6 +13,18 @@ run:
 
 build:
 	$(SWIFT) build
+
+## Release build, then wots and wots-relay into $(PREFIX)/bin (default /usr/local; PREFIX=~/.local for one user),
+## with the relay's migrations (SwiftPM resource bundles, looked up beside the executable).
+install:
+	$(SWIFT) build -c release --product wots
+	$(SWIFT) build -c release --product wots-relay
+	bin=$$($(SWIFT) build -c release --show-bin-path) && \
+	install -d "$(DESTDIR)$(PREFIX)/bin" && \
+	install -m 0755 "$$bin/wots" "$$bin/wots-relay" "$(DESTDIR)$(PREFIX)/bin/" && \
+	for bundle in wots_WotsStorageSQLite.resources wots_WotsStoragePostgres.resources; do \
+		rm -rf "$(DESTDIR)$(PREFIX)/bin/$$bundle" && cp -R "$$bin/$$bundle" "$(DESTDIR)$(PREFIX)/bin/" || exit 1; \
+	done
 
 ## Build and run every test: unit, contract (in-memory, SQLite, a throwaway PostgreSQL), relay, end to end.
 test:

@@ -36,6 +36,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // add_key(2) and keyctl(2) for the session keyring: Swift cannot call the variadic syscall(2).
+        .target(name: "CKeyring"),
         .target(name: "WotsCore", swiftSettings: swiftSettings),
         .target(name: "WotsCrypto", dependencies: ["COpenSSL", "WotsCore"], swiftSettings: swiftSettings),
         .target(name: "WotsTransparency", dependencies: ["WotsCore", "WotsCrypto"], swiftSettings: swiftSettings),
@@ -108,7 +110,7 @@ let package = Package(
         .target(
             name: "WotsClient",
             dependencies: [
-                "WotsCore", "WotsCrypto",
+                "CKeyring", "WotsCore", "WotsCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,6 +166,7 @@ let package = Package(
             name: "WotsClientTests",
             dependencies: [
                 "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

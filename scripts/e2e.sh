@@ -128,6 +128,33 @@ expect_failure as mallory register --nick 'bad name!'
 err_has "allowed"
 ok
 
+step "nicknames must start with a letter or digit, and odd characters are named readably"
+for nick in ... _xy --nick=-dash; do
+    if [[ $nick == --nick=* ]]; then expect_failure as mallory register "$nick"; else expect_failure as mallory register --nick "$nick"; fi
+    err_has "must start with a letter or digit"
+done
+expect_failure as mallory register --nick -dash
+err_has -- "--nick=-dash"
+expect_failure as mallory register --nick "smile😀"
+err_has '"😀" (U+1F600)'
+if grep -qF '\u{' "$WORK/err"; then fail "a character shown as a Swift escape"; fi
+[[ ! -e "$WORK/homes/mallory/profile.json" ]] || fail "a refused nickname left an account"
+ok
+
+step "a usage error exits 64 and a failure exits 1, each with one line on stderr"
+as alice send --to bob --no-such-flag "x"; status=$?
+[[ $status -eq 64 ]] || fail "usage error exited $status"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "usage error printed $(wc -l <"$WORK/err") lines"
+err_has "wots: "; err_has "wots send --help"
+as alice directory show nobody-here; status=$?
+[[ $status -eq 1 ]] || fail "failure exited $status"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "failure printed $(wc -l <"$WORK/err") lines"
+grep -q '^wots: ' "$WORK/err" || fail "failure line does not start with wots:"
+as alice --help >/dev/null; status=$?
+[[ $status -eq 0 ]] || fail "--help exited $status"
+out_has "64"; out_has "130"
+ok
+
 step "registering twice in one home is refused"
 expect_failure as alice register --nick alice2
 err_has "already"
@@ -147,6 +174,15 @@ ok
 step "directory show of an unknown nickname fails with one line"
 expect_failure as alice directory show nobody-here
 err_has "nobody-here"
+ok
+
+step "https:// against this plain-HTTP relay fails within seconds and says it speaks http"
+START_NS=$(date +%s%N)
+expect_failure as alice --relay "https://127.0.0.1:$PORT" directory list
+ELAPSED_MS=$(( ($(date +%s%N) - START_NS) / 1000000 ))
+(( ELAPSED_MS < 5000 )) || fail "took $ELAPSED_MS ms"
+err_has "this relay speaks http, not https"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
 ok
 
 # --- messages --------------------------------------------------------------------------------------------------------
@@ -197,6 +233,27 @@ expect_success as bob inbox --json
 [[ $(json 'len(d)') == 1 ]] || fail "duplicate delivered"
 ok
 
+step "a whitespace-only message is refused, from the arguments and from stdin"
+expect_failure as alice send --to bob "   "
+err_has "only whitespace"
+printf ' \n\t\n' | WOTS_HOME="$WORK/homes/alice" WOTS_SECRET="secret of alice, long enough" \
+    "$WOTS_BIN" send --to bob >"$WORK/out" 2>"$WORK/err" && fail "a whitespace message from stdin was sent"
+err_has "only whitespace"
+expect_success as bob inbox --json
+[[ $(json 'len(d)') == 0 ]] || fail "a whitespace message arrived"
+ok
+
+step "message ids are lowercase in text and in JSON"
+expect_success as alice send --to bob --json "id check $MARKER"
+SENT_ID=$(json 'd["id"]')
+[[ $SENT_ID == "$(echo "$SENT_ID" | tr A-Z a-z)" && ${#SENT_ID} -eq 36 ]] || fail "send --json id $SENT_ID"
+expect_success as bob inbox --json
+[[ $(json 'd[0]["id"]') == "$SENT_ID" ]] || fail "inbox --json id differs from send --json id"
+expect_success as alice send --to bob "id check 2"
+grep -qE '\(id [0-9a-f-]{36}\)$' "$WORK/out" || fail "send text id not lowercase: $(cat "$WORK/out")"
+expect_success as bob inbox --json
+ok
+
 step "sending to an unknown recipient is refused"
 expect_failure as alice send --to nobody-here "x"
 err_has "nobody-here"
@@ -234,6 +291,38 @@ expect_success as bob inbox --json
 [[ $(json 'len(d)') == 2 && $(json 'd[1]["text"]') == "chat two" ]] || fail "chat lines not delivered in order"
 ok
 
+# --- unlock once -----------------------------------------------------------------------------------------------------
+# Without WOTS_SECRET, without --secret-file and without a terminal (setsid: no controlling terminal, stdin /dev/null).
+bare() {
+    local user=$1; shift
+    WOTS_HOME="$WORK/homes/$user" setsid -w "$WOTS_BIN" "$@" </dev/null >"$WORK/out" 2>"$WORK/err"
+}
+step "after wots unlock, commands need no secret and no terminal, rotate included; after wots lock, one clear line"
+expect_success as dora register --nick dora
+printf '%s\n' "secret of dora, long enough" >"$WORK/dora.secret"
+expect_failure bare dora send --to bob "locked"
+err_has "no secret for dora"; err_has "wots unlock"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+if bare dora unlock --for 10m --secret-file "$WORK/dora.secret"; then
+    out_has "unlocked dora for 10m"
+    expect_success bare dora send --to bob "unlocked $MARKER"
+    expect_success as bob inbox --json
+    [[ $(json 'len(d)') == 1 && $(json 'd[0]["text"]') == "unlocked $MARKER" ]] || fail "bob did not get dora's message"
+    expect_success bare dora inbox --json
+    expect_success bare dora rotate --json
+    expect_success bare dora inbox --json
+    expect_success bare dora lock
+    out_has "locked dora"
+    expect_failure bare dora send --to bob "after lock"
+    err_has "no secret for dora"
+    [[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+    expect_success as dora inbox --json
+    ok
+else
+    err_has "session keyring is unavailable"
+    echo "skip - $CURRENT (the session keyring is unavailable here)" >&2
+fi
+
 # --- verify, rotate, trust -------------------------------------------------------------------------------------------
 step "verify shows the same safety number on both sides"
 expect_success as alice verify bob
@@ -249,6 +338,11 @@ ok
 step "alice queues mail for bob's current key"
 expect_success as alice send --to bob "queued one $MARKER"
 expect_success as alice send --to bob "queued two $MARKER"
+ok
+
+step "bob restores his account on a second machine (his laptop)"
+WOTS_HOME="$WORK/homes/bob-laptop" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" restore --nick bob \
+    >"$WORK/out" 2>"$WORK/err" || fail "restore bob on the laptop"
 ok
 
 step "bob rotates his keys"
@@ -268,6 +362,16 @@ expect_success as bob inbox --json
 [[ $(json 'len(d)') == 2 && $(json 'all(m["valid"] for m in d)') == True ]] || fail "queued mail unreadable after rotate"
 expect_success as bob inbox --json
 [[ $(json 'len(d)') == 0 ]] || fail "queued mail was not acknowledged"
+ok
+
+step "the laptop's outdated keys are refused with a hint, and restoring in place takes the new ones"
+laptop() { WOTS_HOME="$WORK/homes/bob-laptop" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN" "$@" >"$WORK/out" 2>"$WORK/err"; }
+expect_failure laptop inbox --keep --json
+err_has "run \`wots restore --nick bob\`"
+[[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "more than one stderr line"
+expect_success laptop restore --nick bob --json
+[[ $(json 'd["fingerprint"]') == "$BOB_NEW_FP" ]] || fail "the laptop did not take the new keys"
+expect_success laptop inbox --keep --json
 ok
 
 step "sending to bob's changed key is refused"
@@ -357,5 +461,12 @@ expect_success as alice directory list --limit 7
 expect_failure as alice directory list --limit 101
 err_has "1–100"
 ok
+
+# --- chat on a terminal ----------------------------------------------------------------------------------------------
+if [[ "$DATABASE" == sqlite:* ]]; then
+    step "chat on a pseudo-terminal sends only what is typed after it opened (scripts/chat_pty_check.py)"
+    python3 "$ROOT/scripts/chat_pty_check.py" "$BIN" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "pty chat check"; }
+    ok
+fi
 
 echo "$PASSED passed, 0 failed"

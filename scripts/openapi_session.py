@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Registers a fresh user on a relay and prints a bearer session, using only SECURITY.md's byte layouts.
+"""Registers the probe account on a fresh relay and prints a bearer session, using only SECURITY.md's byte layouts.
 
-Used by scripts/openapi-check.sh so schemathesis can reach the authenticated routes. Also an independent check of
-the registration-proof and authentication layouts: a relay that disagreed with SECURITY.md would refuse them.
+Used by scripts/openapi-check.sh so schemathesis can reach the authenticated routes, and the restore routes with the
+examples in schema/openapi.yaml: the probe's nickname, token and secret are fixed (the relay is new for every run), so
+its authentication key is too. Also an independent check of the registration-proof, authentication and secret
+verifier layouts: a relay that disagreed with SECURITY.md would refuse them.
 """
 import base64
 import hashlib
 import json
 import os
-import secrets
 import struct
 import sys
 import urllib.request
@@ -36,13 +37,25 @@ def u16(data):
     return struct.pack(">H", len(data)) + data
 
 
+# The probe account; schema/openapi.yaml's examples name the same nickname, token and authentication key.
+NICKNAME = "openapi-probe"
+SECRET = b"openapi probe secret"
+TOKEN_BYTES = hashlib.sha256(b"openapi-probe").digest()[:16]
+SALT = hashlib.sha256(b"openapi-probe salt").digest()[:16]
+SCRYPT = {"n": 1024, "r": 8, "p": 1}
+
+
+def authentication_key():
+    return hashlib.scrypt(SECRET, salt=SALT, dklen=64, **SCRYPT)[32:]
+
+
 def main():
     base = sys.argv[1]
     signing = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     encryption = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    token_bytes = secrets.token_bytes(16)
+    token_bytes = TOKEN_BYTES
     token = base64.b32encode(token_bytes).decode().lower().rstrip("=")
-    nickname = "probe-" + secrets.token_hex(4)
+    nickname = NICKNAME
     signing_der, encryption_der = spki(signing), spki(encryption)
     proof = pss_sign(signing, b"wots-register-v1\x00" + token_bytes + u16(nickname.encode()) + u16(signing_der)
                      + u16(encryption_der))
@@ -52,12 +65,14 @@ def main():
         "publicKeys": {"signing": b64(signing_der), "encryption": b64(encryption_der)},
         "privateRecord": {
             "token": token,
-            "keyDerivation": {"salt": b64(os.urandom(16)), "n": 1024, "r": 8, "p": 1},
+            "keyDerivation": {"salt": b64(SALT), **SCRYPT},
             "sealedPrivateKeys": b64(os.urandom(64)),
-            "secretVerifier": b64(hashlib.sha256(os.urandom(32)).digest()),
+            "secretVerifier": b64(hashlib.sha256(b"wots-secret-verifier-v1\x00" + authentication_key()).digest()),
         },
         "proof": b64(proof),
     })
+    restored = post(base, "/v1/restore", {"nickname": nickname, "authenticationKey": b64(authentication_key())})
+    assert restored["entry"]["token"] == token, "the relay restored another account"
     challenge = post(base, "/v1/auth/challenge", {})
     relay_id, nonce = base64.b64decode(challenge["relayID"]), base64.b64decode(challenge["nonce"])
     signature = pss_sign(signing, b"wots-auth-v1\x00" + u16(relay_id) + u16(nonce) + token_bytes)

@@ -1,28 +1,59 @@
 #!/usr/bin/env bash
-# `make test`: builds everything, runs every Swift test with a throwaway PostgreSQL server, then the checks that
-# live outside Swift (the independent envelope-vector check, the OpenAPI check, the end-to-end scenarios).
+# `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, then the checks that
+# live outside Swift: independent Python checks of the byte layouts and of the stream protocol, the OpenAPI check,
+# the end-to-end scenarios, the process-level fault tests (PostgreSQL faults under load, SQLite on a full disk) and
+# the web client's tests. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs mounts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# pip installs as root here; its "running pip as the root user" warning is noise in a test log.
+export PIP_ROOT_USER_ACTION=ignore
+
+# swift-distributed-tracing (through Hummingbird) keeps CMakeLists.txt files in its Sources/ without excluding them,
+# so SwiftPM warns "found 1 file(s) which are unhandled" for three of its targets on every build. The fix belongs in
+# that package's manifest (still there in its latest release, 1.7.3); until then exactly that warning and the path
+# line under it are dropped, and every other line, warnings included, passes through.
+without_tracing_warning() {
+    awk '/^warning: .swift-distributed-tracing.: found 1 file\(s\) which are unhandled/ { skip = 1; next }
+         skip && /swift-distributed-tracing\/Sources\/.*CMakeLists\.txt$/ { skip = 0; next }
+         { skip = 0; print; fflush() }'
+}
+
+step "lint (swift format with the checked-in .swift-format)"
+make --no-print-directory lint
+
 step "build (debug, with tests)"
-swift build --build-tests
+swift build --build-tests 2>&1 | without_tracing_warning
 
 step "swift tests (in-memory, SQLite, PostgreSQL, relay, client)"
-bash scripts/with-postgres.sh swift test --skip-build
+# Every test is Swift Testing: --disable-xctest drops XCTest's empty "Executed 0 tests" block.
+bash scripts/with-postgres.sh swift test --skip-build --disable-xctest 2>&1 | without_tracing_warning
 
 step "independent envelope check (Python cryptography, SECURITY.md only)"
-python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography
+python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography==48.0.0
 python3 scripts/check_envelope_vector.py
 
 step "independent checkpoint and Merkle proof check (Python cryptography, C2SP and RFC 9162 only)"
 python3 scripts/check_signed_note.py
 
+step "Python test requirements (pinned, scripts/requirements-test.txt)"
+python3 -m pip install --quiet -r scripts/requirements-test.txt
+
+step "live stream against schema/stream.md and stream-frames.schema.json"
+python3 scripts/check_stream_protocol.py "$(swift build --show-bin-path)/wots-relay"
+
 step "live relay against schema/openapi.yaml (schemathesis; any 5xx fails)"
-bash scripts/openapi-check.sh
+bash scripts/openapi-check.sh 2>&1 | without_tracing_warning
 
 if [ -f scripts/e2e.sh ]; then
   step "end to end: wots and wots-relay binaries on SQLite and PostgreSQL"
-  WOTS_E2E_POSTGRES=1 bash scripts/e2e.sh
+  WOTS_E2E_POSTGRES=1 bash scripts/e2e.sh 2>&1 | without_tracing_warning
 fi
+
+step "process faults: PostgreSQL connections lost under load, SQLite on a full disk"
+bash scripts/process-faults.sh "$(swift build --show-bin-path)"
+
+step "web client: lint and Node tests"
+bash web/tools/test.sh

@@ -59,7 +59,7 @@ extension Messenger {
             registeredAt: Date()
         )
         // Undoing the relay half needs a session, so the relay client knows the new identity from the start.
-        await self.relay.authenticate(as: token, identity: identity)
+        await self.relay.authenticate(as: token, identity: identity, nickname: nickname)
         let registered = Box<DirectoryEntry>()
         let coordinator = SaveCoordinator(
             publicHalf: RelayRegistration(relay: self.relay, registered: registered),
@@ -85,15 +85,18 @@ extension Messenger {
     }
 
     /// Rebuilds the home folder from the relay: fetches the sealed private record with proof of the secret and
-    /// opens it locally.
-    /// - Throws: `WotsError.alreadyRegistered` when the home holds an account, `.wrongSecret`,
+    /// opens it locally. A home that holds the same account already takes the relay's current keys (after a rotation
+    /// on another machine); its contacts and seen messages stay.
+    /// - Throws: `WotsError.alreadyRegistered` when the home holds another account, `.wrongSecret`,
     ///   `.unknownNickname`, the relay's `rate_limited`.
     public func restore(nickname: Nickname) async throws -> Profile {
         try self.store.prepareHome()
-        if self.store.hasAccount {
+        let existing = self.store.hasAccount ? try self.store.account().profile : nil
+        if let existing, existing.nickname != nickname {
             throw WotsError(
                 .alreadyRegistered,
-                "\(self.store.home.path) holds an account already; restore into an empty --home"
+                "\(self.store.home.path) holds the account \(existing.nickname) already; restore \(nickname) into an "
+                    + "empty --home"
             )
         }
         let parameters = try await self.relay.restoreParameters(nickname: nickname).keyDerivation
@@ -124,12 +127,28 @@ extension Messenger {
             )
         }
         let profile = Profile(entry: account.entry, relay: self.relay.baseURL)
-        try self.store.create(LocalAccount(profile: profile, privateRecord: account.privateRecord))
+        let restored = LocalAccount(profile: profile, privateRecord: account.privateRecord)
+        guard let existing else {
+            try self.store.create(restored)
+            return profile
+        }
+        // The same account again (its keys were rotated on another machine): take the current keys, keep the
+        // contacts and seen messages.
+        guard existing.token == profile.token else {
+            throw WotsError(
+                .alreadyRegistered,
+                "\(nickname) at \(self.relay.baseURL) is another account than the one in \(self.store.home.path) "
+                    + "(token \(profile.token), not \(existing.token)); restore into an empty --home"
+            )
+        }
+        try self.store.replace(restored)
         return profile
     }
 
-    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed with the same secret,
-    /// holding the old encryption key too (mail queued for it still opens).
+    /// Replaces the identity keys: new keys signed by old and new, the private record re-sealed under the same keys
+    /// derived from the secret (same salt and cost), so the secret, the relay's verifier and keys kept by
+    /// `wots unlock` all stay valid; it
+    /// holds the old encryption key too (mail queued for it still opens).
     /// - Returns: the old and the new fingerprint.
     public func rotate() async throws -> (old: Fingerprint, new: Fingerprint) {
         let unlocked = try await self.unlock()
@@ -138,9 +157,9 @@ extension Messenger {
         let record = try PrivateRecord.seal(
             identity: newIdentity,
             token: unlocked.token,
-            secret: unlocked.secret,
-            avatar: unlocked.account.privateRecord.avatar,
-            parameters: self.configuration.keyDerivationCost.parameters()
+            keys: unlocked.keys,
+            parameters: unlocked.account.privateRecord.keyDerivation,
+            avatar: unlocked.account.privateRecord.avatar
         )
         let proof = try RotationProof.sign(
             token: unlocked.token,
@@ -167,7 +186,7 @@ extension Messenger {
         profile.fingerprint = entry.fingerprint
         try self.store.replace(LocalAccount(profile: profile, privateRecord: record))
         try? self.store.removePending()
-        await self.relay.authenticate(as: unlocked.token, identity: newIdentity)
+        await self.relay.authenticate(as: unlocked.token, identity: newIdentity, nickname: profile.nickname)
         return (unlocked.profile.fingerprint, newIdentity.fingerprint)
     }
 
@@ -176,6 +195,7 @@ extension Messenger {
         let unlocked = try await self.unlock()
         try await self.relay.deleteAccount()
         try self.store.removeAccount()
+        _ = try? self.configuration.unlockCache?.forget(unlocked.profile)
         return unlocked.profile
     }
 }

@@ -2,14 +2,16 @@ import Foundation
 public import WotsCore
 
 extension Messenger {
-    /// An interactive conversation: every line from `lines` is sent to `nickname`, while incoming messages stream
-    /// to `show`. Ends when `lines` ends.
+    /// An interactive conversation: every line from `input` is sent to `nickname`, while incoming messages stream
+    /// to `show`. Ends when the input ends.
     /// - Parameters:
+    ///   - input: opens the lines to send; called only once the recipient is looked up and the account unlocked, so
+    ///     nothing typed before (the secret above all) can be read as a chat line.
     ///   - sent: called after each line was accepted by the relay.
     ///   - failed: called when a line could not be sent (the chat goes on).
     public func chat(
         with nickname: Nickname,
-        lines: AsyncStream<String>,
+        input: @Sendable () -> AsyncStream<String>,
         status: @escaping @Sendable (StreamClient.Status) -> Void,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
         sent: @escaping @Sendable (SentMessage) -> Void,
@@ -19,6 +21,7 @@ extension Messenger {
         let unlocked = try await self.unlock()
         let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
+        let lines = input()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await stream.run(status: status) { delivered in

@@ -3,7 +3,7 @@ import Logging
 public import WotsCore
 import WotsCrypto
 
-/// What `send` did.
+/// What `send` did; its JSON (`wots send --json`) spells the id as a lowercase UUID.
 public struct SentMessage: Sendable, Hashable, Codable {
     public var id: UUID
     public var to: Nickname
@@ -13,17 +13,36 @@ public struct SentMessage: Sendable, Hashable, Codable {
     /// True when the recipient's keys were pinned by this send (first use).
     public var pinnedNow: Bool
     public var fingerprint: Fingerprint
+
+    private enum CodingKeys: String, CodingKey {
+        case id, to, recipientToken, seq, receivedAt, pinnedNow, fingerprint
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        // Lowercase, as the text output and `--id` spell it (Foundation's UUID encodes uppercase).
+        try container.encode(self.id.uuidString.lowercased(), forKey: .id)
+        try container.encode(self.to, forKey: .to)
+        try container.encode(self.recipientToken, forKey: .recipientToken)
+        try container.encode(self.seq, forKey: .seq)
+        try container.encode(self.receivedAt, forKey: .receivedAt)
+        try container.encode(self.pinnedNow, forKey: .pinnedNow)
+        try container.encode(self.fingerprint, forKey: .fingerprint)
+    }
 }
 
 extension Messenger {
     /// Largest message text, in UTF-8 bytes, so the sealed envelope stays under the relay's 64 KiB.
     public static let maximumMessageSize = 60_000
 
-    /// Checks a message's size.
-    /// - Throws: `WotsError.invalidInput` for an empty or too long message.
+    /// Checks a message's size and that it says something.
+    /// - Throws: `WotsError.invalidInput` for an empty, whitespace-only or too long message.
     public static func validateMessage(_ text: String) throws {
         let size = text.utf8.count
         guard size > 0 else { throw WotsError(.invalidInput, "the message is empty") }
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw WotsError(.invalidInput, "the message is only whitespace; nothing was sent")
+        }
         guard size <= Self.maximumMessageSize else {
             throw WotsError(
                 .invalidInput,
@@ -93,7 +112,8 @@ extension Messenger {
         } catch let error as WotsError where Self.isTransient(error) {
             throw WotsError(
                 error.code,
-                "\(error.reason); not sent, retry with --id \(messageID.uuidString.lowercased())"
+                "\(error.reason); not sent (to try again safely: --id \(messageID.uuidString.lowercased()))",
+                retryAfterSeconds: error.retryAfterSeconds
             )
         }
         outbox.markDelivered(messageID)

@@ -17,6 +17,11 @@ public struct Messenger: Sendable {
         public var keyDerivationCost: KeyDerivationCost = .standard
         /// Where the secret comes from.
         public var secret: SecretSource = .terminal
+        /// Where `unlockSession(for:)` keeps derived keys and where commands look for them before asking for the
+        /// secret (never when the secret is given explicitly). Default none: the secret is read every time.
+        public var unlockCache: (any UnlockCache)?
+        /// Told one-line notes for the user (a kept key that no longer works, an unavailable keyring).
+        public var notice: @Sendable (String) -> Void = { _ in }
 
         /// The relay used when none is given and no account exists.
         public static let defaultRelay = "http://127.0.0.1:8080"
@@ -25,12 +30,16 @@ public struct Messenger: Sendable {
             relay: String?,
             home: URL,
             keyDerivationCost: KeyDerivationCost = .standard,
-            secret: SecretSource = .terminal
+            secret: SecretSource = .terminal,
+            unlockCache: (any UnlockCache)? = nil,
+            notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.relay = relay
             self.home = home
             self.keyDerivationCost = keyDerivationCost
             self.secret = secret
+            self.unlockCache = unlockCache
+            self.notice = notice
         }
     }
 
@@ -49,39 +58,5 @@ public struct Messenger: Sendable {
             relay = profile.relay
         }
         self.relay = try RelayClient(baseURL: relay ?? Configuration.defaultRelay)
-    }
-
-    /// The local account with its private keys opened with the secret, and the relay client logged in as it.
-    struct Unlocked: Sendable {
-        var account: LocalAccount
-        var identity: IdentityKeys
-        /// Kept only for re-sealing during a rotation; never written anywhere.
-        var secret: String
-
-        var profile: Profile { self.account.profile }
-        var token: Token { self.account.profile.token }
-    }
-
-    /// Opens the local account's private keys with the secret and sets the relay client to log in as it.
-    /// - Throws: `WotsError.notRegistered`, `.wrongSecret`, `.secretUnavailable`.
-    func unlock() async throws -> Unlocked {
-        let account = try self.store.account()
-        let secret = try self.configuration.secret.read(prompt: "Secret for \(account.profile.nickname): ")
-        let identity: IdentityKeys
-        do {
-            identity = try account.privateRecord.openIdentity(secret: secret)
-        } catch let error as WotsError where error.code == .wrongSecret {
-            throw WotsError(.wrongSecret, "wrong secret for \(account.profile.nickname)")
-        } catch {
-            throw WotsError(.localStore, "cannot open the private keys in \(self.store.home.path): \(error)")
-        }
-        guard identity.fingerprint == account.profile.fingerprint else {
-            throw WotsError(
-                .localStore,
-                "the private keys in \(self.store.home.path) do not match the profile's fingerprint; run `wots restore`"
-            )
-        }
-        await self.relay.authenticate(as: account.profile.token, identity: identity)
-        return Unlocked(account: account, identity: identity, secret: secret)
     }
 }

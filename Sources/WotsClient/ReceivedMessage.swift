@@ -5,7 +5,7 @@ public import WotsCore
 ///
 /// Its JSON form (one object per message for `wots inbox --json`, one per line for `wots listen --json`) is stable:
 /// `{"id", "seq", "from", "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error"}` with
-/// `from` null when the sender is unknown, `text` null unless `valid`, and `error` `{"code", "message"}` or null.
+/// `id` a lowercase UUID, `from` null when the sender is unknown, `text` null unless `valid`, and `error` `{"code", "message"}` or null.
 public struct ReceivedMessage: Sendable, Hashable, Codable {
     /// Why a message is not shown as valid.
     public struct Problem: Sendable, Hashable, Codable {
@@ -90,7 +90,8 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
+        // Lowercase, as the text output and `wots send --id` spell ids (Foundation's UUID encodes uppercase).
+        try container.encode(self.id.uuidString.lowercased(), forKey: .id)
         try container.encode(self.seq, forKey: .seq)
         try container.encode(self.from, forKey: .from)
         try container.encode(self.fromToken, forKey: .fromToken)

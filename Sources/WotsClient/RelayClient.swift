@@ -18,8 +18,10 @@ public actor RelayClient {
     /// Per-request time limit. Default 30 seconds.
     public nonisolated let timeout: Duration
 
-    private let http: HTTPClient
-    private var credentials: (token: Token, identity: IdentityKeys)?
+    let http: HTTPClient
+    /// Set once an https:// relay answered over TLS: from then on no request watches for a plain-HTTP relay.
+    private var answeredOverTLS = false
+    private var credentials: (token: Token, identity: IdentityKeys, nickname: Nickname?)?
     private var session: String?
 
     /// The process-wide HTTP client: a refused connection fails at once (the default client retries until the request
@@ -66,11 +68,12 @@ public actor RelayClient {
     }
 
     /// Uses this identity for authenticated routes from now on.
-    public func authenticate(as token: Token, identity: IdentityKeys) {
+    /// - Parameter nickname: the account's nickname, named in the hints of login failures. Default none.
+    public func authenticate(as token: Token, identity: IdentityKeys, nickname: Nickname? = nil) {
         if self.credentials?.token != token || self.credentials?.identity.fingerprint != identity.fingerprint {
             self.session = nil
         }
-        self.credentials = (token, identity)
+        self.credentials = (token, identity, nickname)
     }
 
     // MARK: Routes
@@ -150,7 +153,8 @@ public actor RelayClient {
         do {
             return try await self.call(.POST, "/v1/restore", body: body)
         } catch let error as WotsError where error.code == .wrongSecret {
-            throw WotsError(.wrongSecret, "wrong secret for \(nickname): \(error.reason)")
+            // The relay's own reason says the same; one line says it once.
+            throw WotsError(.wrongSecret, "wrong secret for \(nickname)")
         }
     }
 
@@ -191,10 +195,7 @@ public actor RelayClient {
         do {
             response = try await self.call(.POST, "/v1/auth/session", body: request)
         } catch let error as WotsError where [.unknownToken, .badSignature, .challengeInvalid].contains(error.code) {
-            throw WotsError(
-                error.code,
-                "\(self.baseURL) refused to log in token \(credentials.token): \(error.reason)"
-            )
+            throw self.loginRefusal(error, token: credentials.token, nickname: credentials.nickname)
         }
         self.session = response.session
         return response.session
@@ -270,55 +271,21 @@ public actor RelayClient {
         _ request: HTTPClientRequest,
         method: HTTPMethod,
         path: String
-    ) async throws -> (Int, HTTPHeaders, [UInt8]) {
+    ) async throws -> Answer {
+        let watch = self.isHTTPS && !self.answeredOverTLS
         do {
-            let response = try await self.http.execute(request, timeout: .nanoseconds(self.timeout.nanoseconds))
-            let body = try await response.body.collect(upTo: Self.maximumResponseSize)
-            return (Int(response.status.code), response.headers, Array(body.readableBytesView))
+            guard watch else { return try await self.execute(request) }
+            let answer = try await self.executeWatchingForPlainHTTP(request)
+            self.answeredOverTLS = true
+            return answer
         } catch let error as WotsError {
             throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch {
+            if watch, await self.speaksPlainHTTP() { throw self.plainHTTPRefusal() }
             throw WotsError(.relayUnreachable, "relay unreachable at \(self.baseURL) (\(Self.describe(error)))")
         }
-    }
-
-    private func refusal(status: Int, headers: HTTPHeaders, bytes: [UInt8], method: HTTPMethod, path: String)
-        -> WotsError
-    {
-        var retry = ""
-        if status == 429, let after = headers.first(name: "Retry-After") { retry = " (retry after \(after) s)" }
-        if let body = try? WireCoding.makeDecoder().decode(APIErrorBody.self, from: Data(bytes)) {
-            return WotsError(
-                body.error.code,
-                Self.printable(body.error.message) + retry
-            )
-        }
-        return WotsError(
-            .invalidResponse,
-            "\(self.baseURL) answered \(method) \(Self.route(path)) with HTTP \(status)\(retry)"
-        )
-    }
-
-    /// The path without its query, for messages.
-    static func route(_ path: String) -> String { String(path.prefix { $0 != "?" }) }
-
-    /// Relay text shown to the user without control characters (no terminal escapes from a hostile relay).
-    static func printable(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.prefix(500).map { $0.properties.generalCategory == .control ? "?" : $0 }
-            )
-        )
-    }
-
-    static func describe(_ error: any Error) -> String {
-        let text = String(describing: error)
-        if text.contains("connectTimeout") || text.contains("deadlineExceeded") { return "timed out" }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("remoteConnectionClosed") { return "the connection closed before an answer" }
-        return text.count > 160 ? String(text.prefix(160)) + "…" : text
     }
 }
 

@@ -17,6 +17,24 @@ public enum SecretSource: Sendable {
     case value(String)
     /// Ask on the controlling terminal with echo off.
     case terminal
+    /// Ask through this function instead of the terminal (a caller with its own way of asking, or a test).
+    case prompt(@Sendable (_ prompt: String) throws -> String)
+
+    /// Whether the secret is asked for rather than given: only then may keys kept by `wots unlock` stand in for it.
+    public var isInteractive: Bool {
+        switch self {
+        case .terminal, .prompt: true
+        case .file, .value: false
+        }
+    }
+
+    /// Whether this process has a controlling terminal to ask on.
+    public static var terminalAvailable: Bool {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { return false }
+        close(tty)
+        return true
+    }
 
     /// The shortest secret `register` accepts.
     public static let minimumLength = 8
@@ -46,10 +64,12 @@ public enum SecretSource: Sendable {
             }
             let secret = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
             return secret.hasSuffix("\r") ? String(secret.dropLast()) : secret
-        case .terminal:
-            let first = try Self.ask(prompt)
+        case .terminal, .prompt:
+            let ask: (String) throws -> String
+            if case .prompt(let function) = self { ask = function } else { ask = Self.ask }
+            let first = try ask(prompt)
             if confirm {
-                let second = try Self.ask("Again, to confirm: ")
+                let second = try ask("Again, to confirm: ")
                 guard first == second else {
                     throw WotsError(.secretUnavailable, "the two secrets you typed differ")
                 }
@@ -75,20 +95,22 @@ public enum SecretSource: Sendable {
         guard tty >= 0 else {
             throw WotsError(
                 .secretUnavailable,
-                "no terminal to ask for the secret on; use --secret-file FILE or WOTS_SECRET"
+                "no terminal to ask for the secret on; give --secret-file FILE or WOTS_SECRET"
             )
         }
         defer { close(tty) }
-        _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var saved = termios()
         let hasTermios = tcgetattr(tty, &saved) == 0
         if hasTermios {
             var silent = saved
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ECHONL)
-            tcsetattr(tty, TCSANOW, &silent)
+            // TCSAFLUSH discards what was typed before the prompt appeared (as glibc's getpass does), so a line typed
+            // ahead is never taken for the secret.
+            tcsetattr(tty, TCSAFLUSH, &silent)
         }
         defer { if hasTermios { tcsetattr(tty, TCSANOW, &saved) } }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {

@@ -18,7 +18,7 @@ public struct Cursor: Sendable, Hashable, Codable, CustomStringConvertible {
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard text.count <= 64, let data = Data(base64Encoded: base64),
             let decoded = String(data: data, encoding: .utf8), decoded.hasPrefix(Self.prefix),
-            let nickname = try? Nickname(String(decoded.dropFirst(Self.prefix.count)))
+            let nickname = try? Nickname(naming: String(decoded.dropFirst(Self.prefix.count)))
         else {
             throw WotsError(.invalidCursor, "cursor \"\(text.prefix(64))\" was not issued by this relay")
         }

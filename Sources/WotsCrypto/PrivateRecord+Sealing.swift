@@ -14,7 +14,25 @@ extension PrivateRecord {
         parameters: KeyDerivationParameters = .random()
     ) throws -> PrivateRecord {
         let keys = try SecretKeys.derive(secret: secret, parameters: parameters)
-        return PrivateRecord(
+        return try Self.seal(identity: identity, token: token, keys: keys, parameters: parameters, avatar: avatar)
+    }
+
+    /// Seals `identity` into a new private record with keys already derived from the secret with `parameters`.
+    ///
+    /// A key rotation uses this with the account's stored parameters: the same secret keeps working, the secret
+    /// verifier stays the same, and only the derived keys are needed, not the secret (the nonce is fresh).
+    /// - Parameters:
+    ///   - keys: derived from the secret with exactly `parameters`.
+    ///   - avatar: stored beside the keys, unencrypted. Default none.
+    /// - Throws: `crypto_library` if OpenSSL fails.
+    public static func seal(
+        identity: IdentityKeys,
+        token: Token,
+        keys: SecretKeys,
+        parameters: KeyDerivationParameters,
+        avatar: Avatar? = nil
+    ) throws -> PrivateRecord {
+        PrivateRecord(
             token: token,
             keyDerivation: parameters,
             sealedPrivateKeys: try SealedPrivateKeys.seal(identity, token: token, keys: keys).bytes,

@@ -45,7 +45,7 @@ func cleanse(_ bytes: inout [CChar]) {
 }
 
 /// Overwrites a buffer that held key material (`OPENSSL_cleanse`), so the compiler cannot skip it.
-func cleanse(_ bytes: inout [UInt8]) {
+package func cleanse(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { buffer in
         if let base = buffer.baseAddress { OPENSSL_cleanse(base, buffer.count) }
     }

@@ -22,7 +22,7 @@ struct DirectoryRoutes: Sendable {
             return try JSONBody.response(entry)
         }
         router.get("/v1/directory/:nickname") { _, context in
-            let nickname = try Nickname(context.parameters.require("nickname"))
+            let nickname = try Nickname(naming: context.parameters.require("nickname"))
             guard let entry = try await self.storage.directory.entry(nickname: nickname) else {
                 throw WotsError(.unknownNickname, "no account is called \"\(nickname)\"")
             }

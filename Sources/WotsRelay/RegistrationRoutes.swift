@@ -60,6 +60,8 @@ struct RegistrationRoutes: Sendable {
 
     /// Everything that can be checked before touching storage: keys, proof of possession, record ownership.
     static func validate(_ body: RegistrationRequest) throws -> DirectoryEntry {
+        // The wire reads names leniently (old accounts); a new one must follow every rule.
+        _ = try Nickname(body.nickname.value)
         do {
             try body.publicKeys.validate()
         } catch let error as WotsError {

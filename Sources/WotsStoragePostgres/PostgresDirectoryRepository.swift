@@ -145,7 +145,7 @@ public struct PostgresDirectoryRepository: DirectoryRepository {
             )
             return DirectoryEntry(
                 token: try Token(bytes: Array(token)),
-                nickname: try Nickname(nickname),
+                nickname: try Nickname(naming: nickname),
                 publicKeys: PublicKeys(signing: Array(signing), encryption: Array(encryption)),
                 fingerprint: try Fingerprint(bytes: Array(fingerprint)),
                 registeredAt: PostgresTime.loaded(registeredAt)

@@ -165,7 +165,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         do {
             return DirectoryEntry(
                 token: token,
-                nickname: try Nickname(row["nickname"] as String),
+                nickname: try Nickname(naming: row["nickname"] as String),
                 publicKeys: PublicKeys(
                     signing: [UInt8](row["signing_key"] as Data),
                     encryption: [UInt8](row["encryption_key"] as Data)

@@ -17,7 +17,7 @@ struct Register: AsyncParsableCommand {
     @ParentCommand var root: Wots
     @OptionGroup var secret: SecretOptions
 
-    @Option(name: .long, help: "Nickname: 3–32 characters of a-z 0-9 _ . - (case-insensitive).")
+    @Option(name: .long, help: "Nickname: \(Nickname.rules); case-insensitive.")
     var nick: String
 
     @Option(name: .long, help: ArgumentHelp("A PNG or JPEG picture of at most 64 KiB.", valueName: "FILE"))
@@ -36,7 +36,7 @@ struct Register: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        _ = try parseNickname(self.nick)
+        _ = try parseNickname(self.nick, registering: true)
         if self.avatar != nil, self.avatarPreset != nil {
             throw ValidationError("give --avatar or --avatar-preset, not both")
         }
@@ -50,7 +50,7 @@ struct Register: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let nickname = try parseNickname(self.nick)
+        let nickname = try parseNickname(self.nick, registering: true)
         var chosen: Avatar?
         if let avatar { chosen = try Avatar.load(file: URL(fileURLWithPath: avatar)) }
         if let avatarPreset { chosen = try Avatar.preset(named: avatarPreset) }

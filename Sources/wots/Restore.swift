@@ -8,8 +8,9 @@ struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild this machine's account from the relay with your secret.",
         discussion: """
-            The home folder must be empty of accounts. The relay hands over the sealed private keys only to \
-            someone who proves the secret; they are opened here. --json prints the fields of `whoami --json`.
+            Restores into a home folder with no account, or into this account's own home to take the keys rotated \
+            on another machine (contacts and seen messages stay). The relay hands over the sealed private keys only \
+            to someone who proves the secret; they are opened here. --json prints the fields of `whoami --json`.
             """
     )
 

@@ -85,7 +85,8 @@ enum Terminal {
         guard message.isValid, let text = message.text else {
             let problem = message.problem.map { "\($0.code): \(Self.safe($0.message))" } ?? "unreadable"
             let kept = message.acknowledge ? "" : " (kept in the mailbox)"
-            return "\(stamp) ✗ message \(message.id) from \(sender) NOT SHOWN: \(problem)\(kept)"
+            return
+                "\(stamp) ✗ message \(message.id.uuidString.lowercased()) from \(sender) NOT SHOWN: \(problem)\(kept)"
         }
         let lines = Self.safe(text).split(separator: "\n", omittingEmptySubsequences: false)
         let indent = String(repeating: " ", count: stamp.count + 1)

@@ -14,12 +14,17 @@ struct Wots: AsyncParsableCommand {
         discussion: """
             The relay comes from --relay, WOTS_RELAY, the account's own relay, or http://127.0.0.1:8080. Local \
             state lives under --home, WOTS_HOME, $XDG_DATA_HOME/wots or ~/.local/share/wots (folder 0700, files \
-            0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, or is \
-            asked on the terminal. WOTS_KDF_COST=test selects cheap scrypt parameters for test scripts only.
+            0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, the keys \
+            kept by `wots unlock`, or is asked on the terminal. WOTS_KDF_COST=test selects cheap scrypt parameters \
+            for test scripts only.
+
+            Exit status: 0 success; 1 failure, with one line "wots: …" on stderr; 64 usage error (an unknown, \
+            missing or invalid argument), with one line "wots: …; see `wots COMMAND --help`" on stderr; 130 \
+            interrupted (Ctrl-C); 141 output closed early (SIGPIPE, as in `wots directory list | head -1`).
             """,
         subcommands: [
             Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
-            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self,
+            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self, Unlock.self, Lock.self,
         ]
     )
 
@@ -64,13 +69,19 @@ struct Wots: AsyncParsableCommand {
             cost = chosen
         }
         return try Messenger(
-            configuration: Messenger.Configuration(relay: relay, home: home, keyDerivationCost: cost, secret: secret),
+            configuration: Messenger.Configuration(
+                relay: relay,
+                home: home,
+                keyDerivationCost: cost,
+                secret: secret,
+                unlockCache: SessionKeyring(),
+                notice: { Terminal.note($0) }
+            ),
             logger: Terminal.logger
         )
     }
 
-    /// Runs the command; a failure becomes one line on stderr and exit status 1 (usage errors keep the parser's
-    /// message and status).
+    /// Runs the command; every failure becomes one line on stderr and an exit status (README's table).
     static func main() async {
         do {
             var command = try Self.parseAsRoot()
@@ -79,12 +90,8 @@ struct Wots: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let error as WotsError {
-            Terminal.fail(error.reason)
-        } catch is CancellationError {
-            Foundation.exit(130)
         } catch {
-            Self.exit(withError: error)
+            Self.finish(with: error)
         }
     }
 }
@@ -94,7 +101,7 @@ struct SecretOptions: ParsableArguments {
     @Option(
         name: .customLong("secret-file"),
         help: ArgumentHelp(
-            "Read the secret from the first line of FILE (else WOTS_SECRET, else ask).",
+            "Read the secret from the first line of FILE (before WOTS_SECRET and `wots unlock`).",
             valueName: "FILE"
         )
     )
@@ -102,9 +109,11 @@ struct SecretOptions: ParsableArguments {
 }
 
 /// Parses a nickname argument, turning a broken rule into a usage error.
-func parseNickname(_ text: String) throws -> Nickname {
+/// Names to look up are read as `Nickname(naming:)` (an account may predate the first-character rule); a name being
+/// registered must follow every rule (`registering: true`).
+func parseNickname(_ text: String, registering: Bool = false) throws -> Nickname {
     do {
-        return try Nickname(text)
+        return try registering ? Nickname(text) : Nickname(naming: text)
     } catch let error as WotsError {
         throw ValidationError(error.reason)
     }

@@ -23,6 +23,28 @@ import WotsCore
         try Messenger.validateMessage(String(repeating: "x", count: Messenger.maximumMessageSize))
     }
 
+    @Test(arguments: [" ", "   \n\t", "\u{3000}\u{A0}"])
+    func whitespaceOnlyMessagesAreRefused(_ text: String) {
+        let error = #expect(throws: WotsError.self) { try Messenger.validateMessage(text) }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.reason.contains("only whitespace") == true)
+    }
+
+    @Test(arguments: [7, 30 * 60, 12 * 3600, 86_400])
+    func unlockDurationsReadWithTheirUnit(_ seconds: Int) throws {
+        let duration = try UnlockDuration(parsing: "\(seconds)s")
+        #expect(duration.seconds == seconds)
+        #expect(try UnlockDuration(parsing: duration.description).seconds == seconds)
+        #expect(try UnlockDuration(parsing: "30m").seconds == 1800)
+        #expect(try UnlockDuration(parsing: "2h").description == "2h")
+        #expect(UnlockDuration.standard.description == "12h")
+    }
+
+    @Test(arguments: ["", "12", "h", "0h", "-1h", "1.5h", "2w", "8d", "99999999999999999999d"])
+    func unlockDurationsWithoutAUnitOrOutOfRangeAreRefused(_ text: String) {
+        #expect(throws: WotsError(.invalidInput, "")) { try UnlockDuration(parsing: text) }
+    }
+
     @Test func aNewSecretNeedsEightCharacters() throws {
         let error = #expect(throws: WotsError.self) { try SecretSource.validateNew("short") }
         #expect(error?.reason.contains("at least 8") == true)

@@ -20,6 +20,40 @@ import WotsCore
             #expect(String(describing: error) == "nickname \"Al\" is too short (3–32 characters)")
         }
     }
+
+    @Test(arguments: ["0day", "a.b", "x-_", "Zoe.K", "abc" + String(repeating: "-", count: 29)])
+    func lettersDigitsAndInnerPunctuationAreAccepted(text: String) throws {
+        #expect(try Nickname(text).value == text.lowercased())
+    }
+
+    @Test(arguments: ["...", "-dash", "_x_", ".hidden", "--nick"])
+    func aNicknameMustStartWithALetterOrDigit(text: String) {
+        let error = #expect(throws: WotsError.self) { try Nickname(text) }
+        #expect(error?.code == .invalidNickname)
+        #expect(error?.reason == "nickname \"\(text)\" must start with a letter or digit (a-z, 0-9)")
+    }
+
+    @Test func aCharacterThatIsNotAllowedIsNamedReadably() {
+        let emoji = #expect(throws: WotsError.self) { try Nickname("smile😀") }
+        #expect(emoji?.reason == "nickname \"smile😀\" contains \"😀\" (U+1F600) (allowed: a-z 0-9 _ . -)")
+        let space = #expect(throws: WotsError.self) { try Nickname("bad name") }
+        #expect(space?.reason.contains("contains a space (U+0020)") == true)
+        let accent = #expect(throws: WotsError.self) { try Nickname("émile") }
+        #expect(accent?.reason.contains("\"é\" (U+00E9)") == true)
+    }
+
+    @Test func anUnprintableCharacterIsNamedByItsCodeAndNeverEchoed() {
+        let error = #expect(throws: WotsError.self) { try Nickname("bell\u{7}\u{1B}[2J") }
+        let reason = error?.reason ?? ""
+        #expect(reason.contains("contains U+0007 "))
+        #expect(!reason.unicodeScalars.contains { $0.properties.generalCategory == .control })
+        #expect(!reason.contains("\\u{"))
+    }
+
+    @Test func nonASCIILettersThatLowerCaseToASCIIAreRefused() {
+        // U+212A KELVIN SIGN lower-cases to "k": "\u{212A}ate" must not become a second "kate".
+        #expect(throws: WotsError(.invalidNickname, "")) { try Nickname("\u{212A}ate") }
+    }
 }
 
 @Suite struct TokenTests {
@@ -76,5 +110,17 @@ import WotsCore
         #expect(throws: WotsError(.invalidAvatar, "")) { try Avatar.validatedImage(Array("GIF89a".utf8)) }
         #expect(throws: WotsError(.invalidAvatar, "")) { try Avatar.preset(named: "unicorn") }
         #expect(try Avatar.preset(named: "Dragon") == .preset(.dragon))
+    }
+}
+
+@Suite struct LegacyNicknameTests {
+    @Test func aNameFromBeforeTheFirstCharacterRuleStillReadsButCannotBeRegisteredAnew() throws {
+        #expect(throws: WotsError(.invalidNickname, "")) { try Nickname("...") }
+        #expect(try Nickname(naming: "...").value == "...")
+        #expect(try Nickname(naming: "_Old").value == "_old")
+        let decoded = try JSONDecoder().decode([Nickname].self, from: Data(#"["...", "bob"]"#.utf8))
+        #expect(decoded.map(\.value) == ["...", "bob"])
+        #expect(throws: WotsError(.invalidNickname, "")) { try Nickname(naming: "a b") }
+        #expect(throws: WotsError(.invalidNickname, "")) { try Nickname(naming: "ab") }
     }
 }

@@ -152,4 +152,20 @@ import WotsTesting
         let second = try SealedPrivateKeys.seal(alice.identity, token: alice.token, keys: keys)
         #expect(first != second)
     }
+
+    @Test func resealingWithDerivedKeysKeepsTheSecretSaltAndVerifier() throws {
+        let old = try alice.privateRecord()
+        let keys = try SecretKeys.derive(secret: alice.secret, parameters: old.keyDerivation)
+        let bob = TestIdentities.bob.identity
+        let resealed = try PrivateRecord.seal(
+            identity: bob,
+            token: alice.token,
+            keys: keys,
+            parameters: old.keyDerivation
+        )
+        #expect(resealed.keyDerivation == old.keyDerivation)
+        #expect(resealed.secretVerifier == old.secretVerifier)
+        #expect(try resealed.openIdentity(secret: alice.secret).fingerprint == bob.fingerprint)
+        #expect(throws: WotsError(.wrongSecret, "")) { try resealed.openIdentity(secret: "another secret") }
+    }
 }
