@@ -68,7 +68,7 @@ extension TestClientProtocol {
     }
 
     func registrationRequest(for user: TestIdentity, nickname: String? = nil) throws -> RegistrationRequest {
-        let name = try nickname.map(Nickname.init) ?? user.nickname
+        let name = try nickname.map { try Nickname($0) } ?? user.nickname
         return RegistrationRequest(
             token: user.token,
             nickname: name,
