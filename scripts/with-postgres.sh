@@ -70,7 +70,7 @@ for attempt in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 40000))
     port_is_free "$port" || continue
     if as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c fsync=on" start >/dev/null; then
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c fsync=on -c max_connections=300" start >/dev/null; then
         started=yes
         break
     fi

@@ -74,6 +74,8 @@ enum PostgresTestBackend {
         var configuration = try PostgresDatabase.Configuration(url: url)
         // Many test databases share two loaded cores; the deadline bounds a wedge, not a busy machine.
         configuration.operationTimeout = .seconds(30)
+        // Dozens of test databases share one server: small pools keep them under its connection limit.
+        configuration.maximumConnections = 4
         return configuration
     }
 
