@@ -210,6 +210,7 @@ final class RelayAPI: Sendable {
 // MARK: - Pre-sealed envelopes
 
 struct SealedMessage: Sendable {
+    /// The message id in lowercase, as the relay writes it in its frames.
     let id: String
     /// `Envelope` JSON, the body of `POST /v1/messages`.
     let body: ByteBuffer
@@ -220,16 +221,18 @@ struct SealedMessage: Sendable {
 // MARK: - WebSocket connections
 
 /// Cheap field extraction from relay frames (sorted keys): the first `"id":"…"` is the envelope's (message frame)
-/// or the receipt's (accepted frame).
+/// or the receipt's (accepted frame); the first `"sender":"…"` is the envelope's (message frame).
 enum FrameScan {
     /// The frame's type: the last key, so the frame ends with `"type":"…"}`.
     static func type(of text: String) -> String {
-        for kind in ["message", "accepted", "error", "ready"] where text.hasSuffix("\"type\":\"\(kind)\"}") {
+        for kind in ["message", "accepted", "acked", "error", "ready"]
+        where text.hasSuffix("\"type\":\"\(kind)\"}") {
             return kind
         }
         return Self.value(of: "\"type\":\"", in: text, last: true).map(String.init) ?? ""
     }
     static func id(in text: String) -> Substring? { Self.value(of: "\"id\":\"", in: text, last: false) }
+    static func sender(in text: String) -> Substring? { Self.value(of: "\"sender\":\"", in: text, last: false) }
 
     static func value(of marker: String, in text: String, last: Bool) -> Substring? {
         guard let range = last ? text.range(of: marker, options: .backwards) : text.range(of: marker) else {
@@ -268,6 +271,7 @@ final class StreamConnection: Sendable {
         var ready: CheckedContinuation<Void, any Error>?
         var isReady = false
         var failure: (any Error)?
+        /// Message keys not acknowledged yet, each already in its JSON form `{"id":"…","sender":"…"}`.
         var pendingAcks: [String] = []
         var inFlight = 0
         var windowWaiter: CheckedContinuation<Void, Never>?
@@ -342,7 +346,9 @@ final class StreamConnection: Sendable {
         switch FrameScan.type(of: text) {
         case "message":
             let arrival = now()
-            guard let id = FrameScan.id(in: text).map(String.init) else { return }
+            guard let id = FrameScan.id(in: text).map(String.init), let sender = FrameScan.sender(in: text) else {
+                return
+            }
             self.collector.state.withLock { state in
                 state.delivered += 1
                 if state.trackLatency, let sent = state.sentAt.removeValue(forKey: id), arrival > sent {
@@ -350,7 +356,7 @@ final class StreamConnection: Sendable {
                 }
             }
             let batch = self.state.withLock { state -> [String]? in
-                state.pendingAcks.append(id)
+                state.pendingAcks.append("{\"id\":\"\(id)\",\"sender\":\"\(sender)\"}")
                 guard state.pendingAcks.count >= self.ackBatch else { return nil }
                 defer { state.pendingAcks.removeAll(keepingCapacity: true) }
                 return state.pendingAcks
@@ -365,7 +371,8 @@ final class StreamConnection: Sendable {
                 $0.refused += 1
                 $0.refusals[code, default: 0] += 1
             }
-            self.releaseWindow()
+            // Every frame gets a reply: on a sender's socket an error answers a `send`, on a recipient's an `ack`.
+            if self.role == .sender { self.releaseWindow() }
         case "ready":
             let waiter = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
                 state.isReady = true
@@ -389,9 +396,10 @@ final class StreamConnection: Sendable {
 
     private var outbound: WebSocketOutboundWriter? { self.state.withLock { $0.outbound } }
 
-    private func writeAck(_ ids: [String]) async throws {
-        let list = ids.map { "\"\($0)\"" }.joined(separator: ",")
-        try await self.outbound?.writeTextMessage("{\"ids\":[\(list)],\"type\":\"ack\"}")
+    /// Acknowledges by (sender, id); the relay's `acked` reply is not waited for.
+    private func writeAck(_ keys: [String]) async throws {
+        let list = keys.joined(separator: ",")
+        try await self.outbound?.writeTextMessage("{\"messages\":[\(list)],\"type\":\"ack\"}")
     }
 
     func flushAcks() async throws {
@@ -780,7 +788,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                                 let json = try encoder.encode(envelope)
                                 list.append(
                                     SealedMessage(
-                                        id: envelope.header.messageID.uuidString,
+                                        id: envelope.header.messageID.lowercasedString,
                                         body: ByteBuffer(bytes: json),
                                         frame: "{\"envelope\":" + String(decoding: json, as: UTF8.self)
                                             + ",\"type\":\"send\"}"
@@ -904,7 +912,7 @@ extension Shapes {
             recipientKeys: recipient.identity.publicKeys
         )
         let json = try WireCoding.makeEncoder().encode(envelope)
-        return SealedMessage(id: envelope.header.messageID.uuidString, body: ByteBuffer(bytes: json), frame: "")
+        return SealedMessage(id: envelope.header.messageID.lowercasedString, body: ByteBuffer(bytes: json), frame: "")
     }
 }
 
