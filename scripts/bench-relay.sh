@@ -104,14 +104,31 @@ case "$SKIP" in *" postgres "*) ;; *)
     ;;
 esac
 
+APT_UPDATED=no
+install_missing() { # $@: Debian packages; installs those missing (as root), fails naming them when it cannot
+    local missing=() package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
+    done
+    [ "${#missing[@]}" -gt 0 ] || return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "bench-relay: ${missing[*]} missing (apt-get install ${missing[*]} as root)" | tee -a "$LOG"
+        return 1
+    fi
+    echo "bench-relay: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    # A fresh machine has no package lists, and `apt-get install` alone then cannot locate the packages.
+    if [ "$APT_UPDATED" = no ]; then
+        apt-get update -qq >&2 || return 1
+        APT_UPDATED=yes
+    fi
+    apt-get install -y -qq "${missing[@]}" >/dev/null || return 1
+}
+
 run_prosody() { # $1 label, $2 storage line, $3 port, $4 messages per sender
-    if ! command -v prosody >/dev/null; then
-        if [ "$(id -u)" -eq 0 ]; then
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prosody lua-dbi-sqlite3 >/dev/null
-        else
-            echo "bench-relay: prosody missing (apt-get install prosody lua-dbi-sqlite3)" | tee -a "$LOG"
-            return
-        fi
+    if ! install_missing prosody lua-dbi-sqlite3; then
+        echo "bench-relay: $1 skipped (prosody could not be installed)" | tee -a "$LOG"
+        return
     fi
     python3 -c 'import slixmpp' 2>/dev/null || python3 -m pip install -q slixmpp
     local data="$WORK/$1"

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+
+/// `relay-bench shapes`: durable store, drain, then online at saturation and at a fixed offered rate.
+struct Shapes: AsyncParsableCommand, BenchCommand {
+    static let configuration = CommandConfiguration(abstract: "Durable store, drain and online shapes.")
+
+    @OptionGroup var common: Common
+    @Option(help: "Senders, and as many recipients") var users = 50
+    @Option(help: "Messages per sender for the store shape") var storePerSender = 400
+    @Option(help: "Concurrent POSTs per sender in the store shape") var storeConcurrency = 1
+    @Option(help: "Messages per sender for the online saturation shape") var onlinePerSender = 300
+    @Option(help: "Unanswered send frames per sender at saturation") var window = 8
+    @Option(help: "Offered rate for the latency shape (msg/s)") var rate = 5000
+    @Option(help: "Seconds at the offered rate") var rateSeconds = 5.0
+    @Option(help: "Plaintext bytes per message (padded to 256; the envelope is then ~1 KiB binary)") var plaintext = 400
+    @Option(help: "Upper bound in seconds for each shape") var timeout = 60.0
+
+    func run() async throws { try await self.measure() }
+
+    func measure() async throws {
+        var logger = Logger(label: "relay-bench")
+        logger.logLevel = .warning
+        let api = RelayAPI(base: self.common.url, connections: max(64, self.users * self.storeConcurrency))
+        let run = String(UInt32.random(in: 0..<UInt32.max), radix: 36)
+
+        let clock = now()
+        let senders = try await api.prepareUsers(count: self.users, role: "s", run: run)
+        let recipients = try await api.prepareUsers(count: self.users, role: "r", run: run)
+        say(
+            "registered and logged in \(self.users * 2) users in \(String(format: "%.1f", Double(now() - clock) / 1e9)) s"
+        )
+        let ratePerSender = Double(self.rate) / Double(self.users)
+        let sealed = try await self.seal(senders: senders, recipients: recipients, ratePerSender: ratePerSender)
+        let collector = Collector()
+
+        let stored = try await self.measureStore(sealed.map { $0[0] }, senders: senders, api: api)
+        let recipientConnections = try await self.measureDrain(
+            stored: stored,
+            recipients: recipients,
+            api: api,
+            collector: collector,
+            logger: logger
+        )
+        let senderConnections = try await StreamConnection.openAll(
+            url: api.wsURL,
+            sessions: senders.map(\.session),
+            role: .sender,
+            collector: collector,
+            logger: logger
+        )
+        try await self.measureSaturation(
+            sealed.map { $0[1] },
+            senders: senderConnections,
+            recipients: recipientConnections,
+            collector: collector
+        )
+        try await self.measureOfferedRate(
+            sealed.map { $0[2] },
+            senders: senderConnections,
+            ratePerSender: ratePerSender,
+            collector: collector
+        )
+        await StreamConnection.closeAll(senderConnections)
+        await StreamConnection.closeAll(recipientConnections)
+        await api.shutdown()
+    }
+
+    /// Seals every shape's messages before any clock starts: per sender, one list each for store, saturation, rate.
+    private func seal(
+        senders: [BenchUser],
+        recipients: [BenchUser],
+        ratePerSender: Double
+    ) async throws -> [[[SealedMessage]]] {
+        let ratePerSenderCount = Int((ratePerSender * self.rateSeconds).rounded(.up))
+        let clock = now()
+        let sealed = try await SealedMessage.sealAll(
+            senders: senders,
+            recipients: recipients,
+            counts: [self.storePerSender, self.onlinePerSender, ratePerSenderCount],
+            plaintextSize: self.plaintext
+        )
+        let total = sealed.map { $0.reduce(0) { $0 + $1.count } }.reduce(0, +)
+        let envelopeBytes = sealed[0][0][0].body.readableBytes
+        say(
+            "sealed \(total) envelopes in \(String(format: "%.1f", Double(now() - clock) / 1e9)) s "
+                + "(\(envelopeBytes) bytes of JSON each, plaintext \(self.plaintext) bytes)"
+        )
+        result("\(self.common.label).envelope_json_bytes", "\(envelopeBytes)")
+        return sealed
+    }
+
+    /// Shape 1: durable store, recipients offline; counts only 202s. Returns how many were stored.
+    private func measureStore(_ storeSet: [[SealedMessage]], senders: [BenchUser], api: RelayAPI) async throws -> Int {
+        let label = self.common.label
+        let counts = Locked((accepted: 0, other: [UInt: Int]()))
+        let cpu = PhaseCPU(relayPID: self.common.pid)
+        let start = now()
+        let deadline = start + UInt64(self.timeout * 1e9)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, messages) in storeSet.enumerated() {
+                let session = senders[index].session
+                for lane in 0..<self.storeConcurrency {
+                    let mine = stride(from: lane, to: messages.count, by: self.storeConcurrency).map { messages[$0] }
+                    group.addTask {
+                        for message in mine where now() < deadline {
+                            let (status, _) = try await api.post("/v1/messages", body: message.body, session: session)
+                            counts.withLock {
+                                if status == 202 { $0.accepted += 1 } else { $0.other[status, default: 0] += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = Double(now() - start) / 1e9
+        let (accepted, other) = counts.withLock { ($0.accepted, $0.other) }
+        say(
+            "store: \(accepted) accepted (202) of \(storeSet.reduce(0) { $0 + $1.count }) in "
+                + "\(String(format: "%.2f", elapsed)) s = \(Int(Double(accepted) / elapsed)) msg/s"
+                + (other.isEmpty ? "" : ", other statuses \(other)") + cpu.summary
+        )
+        result("\(label).store_msgs", "\(accepted)")
+        result("\(label).store_rate", Double(accepted) / elapsed)
+        if let busy = cpu.relay.coresBusy() { result("\(label).store_relay_cores", busy, digits: 2) }
+        return accepted
+    }
+
+    /// Shape 2: drain; recipients connect, receive and ack everything stored. Returns their connections, still open.
+    private func measureDrain(
+        stored: Int,
+        recipients: [BenchUser],
+        api: RelayAPI,
+        collector: Collector,
+        logger: Logger
+    ) async throws -> [OpenStream] {
+        let label = self.common.label
+        let cpu = PhaseCPU(relayPID: self.common.pid)
+        let start = now()
+        let connections = try await StreamConnection.openAll(
+            url: api.wsURL,
+            sessions: recipients.map(\.session),
+            role: .recipient,
+            collector: collector,
+            logger: logger
+        )
+        let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
+        for (connection, _) in connections { try await connection.flushAcks() }
+        let elapsed = Double(now() - start) / 1e9
+        let delivered = collector.delivered
+        say(
+            "drain: \(delivered) of \(stored) delivered and acked in \(String(format: "%.2f", elapsed)) s = "
+                + "\(Int(Double(delivered) / elapsed)) msg/s" + (complete ? "" : " (TIMED OUT)") + cpu.summary
+        )
+        result("\(label).drain_msgs", "\(delivered)")
+        result("\(label).drain_rate", Double(delivered) / elapsed)
+        if let busy = cpu.relay.coresBusy() { result("\(label).drain_relay_cores", busy, digits: 2) }
+        // Let the acks land before the next shape.
+        try await Task.sleep(for: .milliseconds(500))
+        return connections
+    }
+}
