@@ -24,6 +24,8 @@ public final class PostgresDatabase: Service, Sendable {
     public let health = StorageHealth()
 
     let pools: ConnectionPools
+    /// Notifications to other relay processes, sent in order off the answer path.
+    let outgoingNotifications = OutgoingNotifications()
     /// The pool in use now.
     var client: PostgresClient { self.pools.current.client }
     let logger: Logger
@@ -56,7 +58,11 @@ public final class PostgresDatabase: Service, Sendable {
 
     /// Runs the connection pool until the task is cancelled or a graceful shutdown is triggered.
     public func run() async throws {
-        await self.pools.run()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.outgoingNotifications.run(on: self) }
+            await self.pools.run()
+            self.outgoingNotifications.finish()
+        }
     }
 
     /// Checks that the database answers and accepts writes (it records this node's heartbeat), for readiness

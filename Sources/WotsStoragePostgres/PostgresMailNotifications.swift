@@ -54,18 +54,8 @@ public final class PostgresMailNotifications: Service, Sendable {
     private func forward(_ changes: EventSubscription<AccountChanged>) async {
         for await change in changes where !change.isFromAnotherProcess {
             guard let token = change.token else { continue }
-            let payload = AccountNotification(nodeID: self.database.nodeID, token: token).payload
-            do {
-                try await self.database.client.query(
-                    "SELECT pg_notify(\(PostgresMailboxRepository.notificationChannel), \(payload))",
-                    logger: self.database.queryLogger
-                )
-            } catch {
-                self.logger.warning(
-                    "could not tell other relays that an account changed; their caches expire on their own",
-                    metadata: ["error": "\(String(reflecting: type(of: error)))"]
-                )
-            }
+            let notification = AccountNotification(nodeID: self.database.nodeID, token: token)
+            self.database.outgoingNotifications.send([notification.payload])
         }
     }
 

@@ -21,7 +21,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
     /// - Parameter database: the migrated database to use.
     public init(database: PostgresDatabase) {
         self.database = database
-        self.appends = GroupCommitQueue { appends in
+        self.appends = GroupCommitQueue(deadline: database.configuration.operationTimeout) { appends in
             try await Self.store(appends, in: database)
         }
     }
@@ -59,26 +59,10 @@ public struct PostgresMailboxRepository: MailboxRepository {
                 .collect()
             return try MailboxAppend.outcomes(of: appends, from: rows, nodeID: database.nodeID)
         }
-        await Self.notify(notifications.map(\.payload), in: database)
+        // After the commit, never inside it: PostgreSQL commits transactions that issued NOTIFY one at a time, so
+        // notifying inside the append would serialise every durable write.
+        database.outgoingNotifications.send(notifications.map(\.payload))
         return outcomes
-    }
-
-    /// Tells other relay processes about new mail after the commit. PostgreSQL commits transactions that issued
-    /// NOTIFY one at a time, so notifying inside the append would serialise every durable write; a notification
-    /// lost here (the process dies between commit and notify) only delays live delivery until the next resync.
-    private static func notify(_ payloads: [String], in database: PostgresDatabase) async {
-        guard !payloads.isEmpty else { return }
-        do {
-            try await database.client.query(
-                "SELECT pg_notify(\(Self.notificationChannel), payload) FROM unnest(\(payloads)::text[]) AS payload",
-                logger: database.queryLogger
-            )
-        } catch {
-            database.logger.warning(
-                "could not notify other relays of new mail",
-                metadata: ["messages": "\(payloads.count)", "error": "\(String(reflecting: type(of: error)))"]
-            )
-        }
     }
 
     public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
