@@ -109,7 +109,7 @@ class World:
 
     def env(self, user, secret=True):
         env = {key: value for key, value in os.environ.items() if not key.startswith("WOTS_")}
-        env.update(WOTS_HOME=os.path.join(self.work, user), WOTS_RELAY=self.url, WOTS_KDF_COST="test", TERM="dumb")
+        env.update(WOTS_HOME=os.path.join(self.work, user), WOTS_RELAY=self.url, TERM="dumb")
         if secret:
             env["WOTS_SECRET"] = self.secret(user)
         return env

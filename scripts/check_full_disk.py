@@ -197,9 +197,9 @@ class FullDisk:
             check(True, "login works while below the reserve", "challenge and session answered")
 
         def delete():
-            answer = self.client.delete_account(self.leaver_session)
+            answer = self.client.delete_account(self.leaver, self.leaver_session)
             check(answer.status == 204, "account deletion works while below the reserve",
-                  f"DELETE /v1/account answered {answer.status} {answer.error_code or ''}")
+                  f"POST /v1/account/delete answered {answer.status} {answer.error_code or ''}")
 
         self.attempt("login works while below the reserve", login)
         self.attempt("account deletion works while below the reserve", delete)

@@ -24,7 +24,6 @@ trap cleanup EXIT
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 export WOTS_RELAY="http://127.0.0.1:$PORT"
 # Cheap scrypt so the demo does not wait on key derivation; real accounts use the default cost.
-export WOTS_KDF_COST=test
 
 "$BIN/wots-relay" serve --host 127.0.0.1 --port "$PORT" --database "sqlite:$WORK/relay.sqlite" >"$WORK/relay.log" 2>&1 &
 RELAY_PID=$!

@@ -11,7 +11,7 @@
 #   WOTS_E2E_DATABASE     relay database URL instead of a temporary SQLite file (e.g. postgres://…)
 #   WOTS_E2E_POSTGRES=1   after the SQLite run, run every scenario again on a throwaway PostgreSQL
 #                         (scripts/with-postgres.sh)
-# The CLI runs with WOTS_KDF_COST=test (scrypt N = 2^10) so a registration costs milliseconds, not a second.
+# The CLI derives keys at the real scrypt cost (N = 2^15): no client or relay accepts less.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,7 +73,6 @@ out_has() { grep -qF -- "$1" "$WORK/out" || fail "stdout lacks \"$1\""; }
 err_has() { grep -qiF -- "$1" "$WORK/err" || fail "stderr lacks \"$1\""; }
 json() { python3 -c "import json,sys; d=json.load(open('$WORK/out')); print($1)"; }
 
-export WOTS_KDF_COST=test
 unset WOTS_SECRET WOTS_HOME XDG_DATA_HOME
 mkdir -p "$WORK/homes"
 chmod 700 "$WORK/homes"
@@ -437,6 +436,36 @@ expect_success as carol register --nick carol
 expect_success as carol unregister --yes
 expect_failure as alice directory show carol
 [[ ! -e "$WORK/homes/carol/profile.json" ]] || fail "local profile left"
+ok
+
+# --- hostile relays -------------------------------------------------------------------------------------------------
+step "a relay serving cheap scrypt parameters for a restore gets no credential"
+python3 "$ROOT/scripts/fake_weak_relay.py" "$WORK/fake.port" "$WORK/fake.log" &
+FAKE_PID=$!
+for _ in $(seq 1 100); do [[ -s "$WORK/fake.port" ]] && break; sleep 0.05; done
+WOTS_RELAY="http://127.0.0.1:$(cat "$WORK/fake.port")" expect_failure as eve restore --nick alice
+kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null
+err_has "below the floor"
+[[ "$(cat "$WORK/fake.log")" == "POST /v1/restore/parameters" ]] || fail "the client asked for more: $(cat "$WORK/fake.log")"
+[[ ! -e "$WORK/homes/eve/profile.json" ]] || fail "a profile was written"
+ok
+
+step "a relay whose id is not the pinned one is refused before logging in"
+PORT2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+"$RELAY_BIN" serve --host 127.0.0.1 --port "$PORT2" --database "sqlite:$WORK/impostor.sqlite" >"$WORK/impostor.log" 2>&1 &
+IMPOSTOR_PID=$!
+for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$PORT2/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+WOTS_RELAY="http://127.0.0.1:$PORT2" expect_failure as alice inbox
+kill -TERM "$IMPOSTOR_PID" 2>/dev/null; wait "$IMPOSTOR_PID" 2>/dev/null
+err_has "is not the relay this account was registered at"
+grep -q '"/v1/auth/session"' "$WORK/impostor.log" && fail "the client logged in to the impostor"
+ok
+
+step "restore asks for a fresh challenge each time, and the restored home pins the relay"
+WOTS_HOME="$WORK/homes/alice-pinned" WOTS_SECRET="secret of alice, long enough" "$WOTS_BIN" restore --nick alice \
+    >"$WORK/out" 2>"$WORK/err" || fail "restore failed"
+python3 -c "import json; p=json.load(open('$WORK/homes/alice-pinned/profile.json')); assert p.get('relayID') and p.get('restoredAt'), p" \
+    || fail "restored profile lacks relayID or restoredAt"
 ok
 
 # --- directory paging ------------------------------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 """Registers the probe account on a fresh relay and prints a bearer session, using only SECURITY.md's byte layouts.
 
 Used by scripts/openapi-check.sh so schemathesis can reach the authenticated routes, and the restore routes with the
-examples in schema/openapi.yaml: the probe's nickname, token and secret are fixed (the relay is new for every run), so
-its authentication key is too. Also an independent check of the registration-proof, authentication and secret
-verifier layouts: a relay that disagreed with SECURITY.md would refuse them.
+examples in schema/openapi.yaml: the probe's nickname, token and secret are fixed (the relay is new for every run).
+Also an independent check of the registration-proof (v2, naming the relay id), restore-key, restore-proof and login
+layouts: a relay that disagreed with SECURITY.md would refuse them.
 """
 import base64
 import hashlib
@@ -15,7 +15,12 @@ import sys
 import urllib.request
 
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa
+
+
+def get(base, path):
+    with urllib.request.urlopen(base + path) as response:
+        return json.loads(response.read())
 
 
 def post(base, path, body):
@@ -42,11 +47,17 @@ NICKNAME = "openapi-probe"
 SECRET = b"openapi probe secret"
 TOKEN_BYTES = hashlib.sha256(b"openapi-probe").digest()[:16]
 SALT = hashlib.sha256(b"openapi-probe salt").digest()[:16]
-SCRYPT = {"n": 1024, "r": 8, "p": 1}
+SCRYPT = {"n": 32768, "r": 8, "p": 1}
 
 
 def authentication_key():
-    return hashlib.scrypt(SECRET, salt=SALT, dklen=64, **SCRYPT)[32:]
+    return hashlib.scrypt(SECRET, salt=SALT, dklen=64, maxmem=64 << 20, **SCRYPT)[32:]
+
+
+def restore_key():
+    """Ed25519 key whose seed is SHA-256("wots-restore-key-v1" || 0x00 || authenticationKey)."""
+    seed = hashlib.sha256(b"wots-restore-key-v1\x00" + authentication_key()).digest()
+    return ed25519.Ed25519PrivateKey.from_private_bytes(seed)
 
 
 def main():
@@ -57,9 +68,11 @@ def main():
     token = base64.b32encode(token_bytes).decode().lower().rstrip("=")
     nickname = NICKNAME
     signing_der, encryption_der = spki(signing), spki(encryption)
-    proof = pss_sign(signing, b"wots-register-v1\x00" + token_bytes + u16(nickname.encode()) + u16(signing_der)
-                     + u16(encryption_der))
+    relay_id = base64.b64decode(get(base, "/v1/relay")["relayID"])
+    proof = pss_sign(signing, b"wots-register-v2\x00" + u16(relay_id) + token_bytes + u16(nickname.encode())
+                     + u16(signing_der) + u16(encryption_der))
     b64 = lambda data: base64.b64encode(data).decode()
+    verifier = restore_key().public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     post(base, "/v1/register", {
         "token": token, "nickname": nickname,
         "publicKeys": {"signing": b64(signing_der), "encryption": b64(encryption_der)},
@@ -67,11 +80,15 @@ def main():
             "token": token,
             "keyDerivation": {"salt": b64(SALT), **SCRYPT},
             "sealedPrivateKeys": b64(os.urandom(64)),
-            "secretVerifier": b64(hashlib.sha256(b"wots-secret-verifier-v1\x00" + authentication_key()).digest()),
+            "secretVerifier": b64(verifier),
         },
         "proof": b64(proof),
     })
-    restored = post(base, "/v1/restore", {"nickname": nickname, "authenticationKey": b64(authentication_key())})
+    challenge = post(base, "/v1/auth/challenge", {})
+    nonce = base64.b64decode(challenge["nonce"])
+    restore_bytes = b"wots-restore-v1\x00" + u16(relay_id) + u16(nonce) + u16(nickname.encode())
+    restored = post(base, "/v1/restore", {"nickname": nickname, "nonce": challenge["nonce"],
+                                          "signature": b64(restore_key().sign(restore_bytes))})
     assert restored["entry"]["token"] == token, "the relay restored another account"
     challenge = post(base, "/v1/auth/challenge", {})
     relay_id, nonce = base64.b64decode(challenge["relayID"]), base64.b64decode(challenge["nonce"])

@@ -146,12 +146,13 @@ class Acknowledgements(unittest.TestCase):
 class Registration(unittest.TestCase):
     def test_the_proof_is_a_pss_signature_over_the_documented_bytes(self):
         person = Identity.generate("Carol")
-        request = person.registration_request()
+        relay_id = bytes(range(16))
+        request = person.registration_request(relay_id)
         self.assertEqual(request["nickname"], "carol")
-        expected = (b"wots-register-v1\x00" + person.token_bytes + b"\x00\x05carol"
+        expected = (b"wots-register-v2\x00" + b"\x00\x10" + relay_id + person.token_bytes + b"\x00\x05carol"
                     + len(person.signing_der).to_bytes(2, "big") + person.signing_der
                     + len(person.encryption_der).to_bytes(2, "big") + person.encryption_der)
-        self.assertEqual(person.registration_proof_bytes(), expected)
+        self.assertEqual(person.registration_proof_bytes(relay_id), expected)
         person.signing_key.public_key().verify(base64.b64decode(request["proof"]), expected, PSS, hashes.SHA256())
 
 

@@ -10,10 +10,20 @@ struct MessageOpener {
     let identity: IdentityKeys
     var contacts: ContactBook
     var seen: SeenMessages
+    /// When this home restored the account, if it did (`Profile.restoredAt`).
+    var restoredAt: Date?
     private var directory: [Token: DirectoryEntry] = [:]
     private(set) var contactsChanged = false
 
-    init(relay: RelayClient, token: Token, identity: IdentityKeys, contacts: ContactBook, seen: SeenMessages) {
+    init(
+        relay: RelayClient,
+        token: Token,
+        identity: IdentityKeys,
+        contacts: ContactBook,
+        seen: SeenMessages,
+        restoredAt: Date? = nil
+    ) {
+        self.restoredAt = restoredAt
         self.relay = relay
         self.token = token
         self.identity = identity
@@ -101,6 +111,7 @@ struct MessageOpener {
             return fail(.notText, "the message is \(opened.plaintext.count) bytes that are not UTF-8 text")
         }
         message.text = text
+        message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)
         return message
     }
 

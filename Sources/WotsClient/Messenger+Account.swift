@@ -28,16 +28,12 @@ extension Messenger {
         let secret = try self.configuration.secret.read(prompt: "Choose a secret for \(nickname): ", confirm: true)
         try SecretSource.validateNew(secret)
 
+        let relayID = try await self.relay.relayID()
         let identity = try IdentityKeys.generate()
         let token = Token.random()
-        let record = try PrivateRecord.seal(
-            identity: identity,
-            token: token,
-            secret: secret,
-            avatar: avatar,
-            parameters: self.configuration.keyDerivationCost.parameters()
-        )
+        let record = try PrivateRecord.seal(identity: identity, token: token, secret: secret, avatar: avatar)
         let proof = try RegistrationProof.sign(
+            relayID: relayID,
             token: token,
             nickname: nickname,
             publicKeys: identity.publicKeys,
@@ -56,10 +52,11 @@ extension Messenger {
             relay: self.relay.baseURL,
             publicKeys: identity.publicKeys,
             fingerprint: identity.fingerprint,
-            registeredAt: Date()
+            registeredAt: Date(),
+            relayID: relayID
         )
         // Undoing the relay half needs a session, so the relay client knows the new identity from the start.
-        await self.relay.authenticate(as: token, identity: identity, nickname: nickname)
+        await self.relay.authenticate(as: token, identity: identity, nickname: nickname, relayID: relayID)
         let registered = Box<DirectoryEntry>()
         let coordinator = SaveCoordinator(
             publicHalf: RelayRegistration(relay: self.relay, registered: registered),
@@ -100,17 +97,19 @@ extension Messenger {
             )
         }
         let parameters = try await self.relay.restoreParameters(nickname: nickname).keyDerivation
-        let secret = try self.configuration.secret.read(prompt: "Secret for \(nickname): ")
-        let keys: SecretKeys
         do {
-            keys = try SecretKeys.derive(secret: secret, parameters: parameters)
-        } catch {
+            // Before the secret is typed: a relay offering a cheap cost is after a credential it can guess from.
+            try parameters.checkBounds()
+        } catch let error as WotsError {
             throw WotsError(
-                .invalidResponse,
-                "\(self.relay.baseURL) sent unusable key-derivation parameters: \(error)"
+                .invalidKeyDerivation,
+                "\(self.relay.baseURL) offered key-derivation parameters below the floor every client keeps, refusing "
+                    + "to derive anything from the secret with them: \(error.reason)"
             )
         }
-        let account = try await self.relay.restore(nickname: nickname, authenticationKey: keys.authenticationKey)
+        let secret = try self.configuration.secret.read(prompt: "Secret for \(nickname): ")
+        let keys = try SecretKeys.derive(secret: secret, parameters: parameters)
+        let (account, relayID) = try await self.relay.restore(nickname: nickname, keys: keys)
         guard account.entry.nickname == nickname, account.privateRecord.token == account.entry.token else {
             throw WotsError(.invalidResponse, "\(self.relay.baseURL) returned another account than \(nickname)")
         }
@@ -126,7 +125,7 @@ extension Messenger {
                 "the private keys stored at \(self.relay.baseURL) do not match \(nickname)'s published fingerprint"
             )
         }
-        let profile = Profile(entry: account.entry, relay: self.relay.baseURL)
+        let profile = Profile(entry: account.entry, relay: self.relay.baseURL, relayID: relayID, restoredAt: Date())
         let restored = LocalAccount(profile: profile, privateRecord: account.privateRecord)
         guard let existing else {
             try self.store.create(restored)
@@ -186,7 +185,12 @@ extension Messenger {
         profile.fingerprint = entry.fingerprint
         try self.store.replace(LocalAccount(profile: profile, privateRecord: record))
         try? self.store.removePending()
-        await self.relay.authenticate(as: unlocked.token, identity: newIdentity, nickname: profile.nickname)
+        await self.relay.authenticate(
+            as: unlocked.token,
+            identity: newIdentity,
+            nickname: profile.nickname,
+            relayID: profile.pinnedRelayID
+        )
         return (unlocked.profile.fingerprint, newIdentity.fingerprint)
     }
 

@@ -26,7 +26,8 @@ extension Messenger {
             token: unlocked.token,
             identity: unlocked.identity,
             contacts: try self.store.contactBook(),
-            seen: keep ? SeenMessages() : try self.store.seenMessages()
+            seen: keep ? SeenMessages() : try self.store.seenMessages(),
+            restoredAt: unlocked.profile.restoredAt
         )
         var summary = InboxSummary()
         var after: Int64 = 0

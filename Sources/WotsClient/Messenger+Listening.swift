@@ -33,7 +33,8 @@ extension Messenger {
                 token: unlocked.token,
                 identity: unlocked.identity,
                 contacts: try self.store.contactBook(),
-                seen: try self.store.seenMessages()
+                seen: try self.store.seenMessages(),
+                restoredAt: unlocked.profile.restoredAt
             )
         )
     }

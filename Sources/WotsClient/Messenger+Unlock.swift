@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import WotsCore
 import WotsCrypto
 
@@ -28,7 +29,23 @@ extension Messenger {
                 "the private keys in \(self.store.home.path) do not match the profile's fingerprint; run `wots restore`"
             )
         }
-        await self.relay.authenticate(as: account.profile.token, identity: identity, nickname: account.profile.nickname)
+        await self.relay.authenticate(
+            as: account.profile.token,
+            identity: identity,
+            nickname: account.profile.nickname,
+            relayID: account.profile.pinnedRelayID,
+            pinning: { [store, logger] relayID in
+                // A profile written before relays were pinned: the first relay to answer is pinned (trust on first
+                // use), as a contact's key is.
+                do {
+                    var pinned = try store.account()
+                    pinned.profile.relayID = Data(relayID).base64EncodedString()
+                    try store.replace(pinned)
+                } catch {
+                    logger.warning("could not pin the relay's id in the profile: \(error)")
+                }
+            }
+        )
         return Unlocked(account: account, identity: identity, keys: keys)
     }
 

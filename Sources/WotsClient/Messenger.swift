@@ -13,8 +13,6 @@ public struct Messenger: Sendable {
         public var relay: String?
         /// The account folder.
         public var home: URL
-        /// scrypt cost for newly sealed private records. Default `.standard`.
-        public var keyDerivationCost: KeyDerivationCost = .standard
         /// Where the secret comes from.
         public var secret: SecretSource = .terminal
         /// Where `unlockSession(for:)` keeps derived keys and where commands look for them before asking for the
@@ -29,14 +27,12 @@ public struct Messenger: Sendable {
         public init(
             relay: String?,
             home: URL,
-            keyDerivationCost: KeyDerivationCost = .standard,
             secret: SecretSource = .terminal,
             unlockCache: (any UnlockCache)? = nil,
             notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.relay = relay
             self.home = home
-            self.keyDerivationCost = keyDerivationCost
             self.secret = secret
             self.unlockCache = unlockCache
             self.notice = notice

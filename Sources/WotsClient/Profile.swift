@@ -10,6 +10,14 @@ public struct Profile: Sendable, Hashable, Codable {
     public var publicKeys: PublicKeys
     public var fingerprint: Fingerprint
     public var registeredAt: Date
+    /// The relay's id (standard base64), pinned at registration or restore: a relay answering with another id is
+    /// refused. Nil in profiles written before pinning; the first login then pins it.
+    public var relayID: String?
+    /// When this home restored the account, if it did: mail dated before it may be old mail served again.
+    public var restoredAt: Date?
+
+    /// The pinned relay id's bytes.
+    public var pinnedRelayID: [UInt8]? { self.relayID.flatMap { Data(base64Encoded: $0) }.map(Array.init) }
 
     public init(
         token: Token,
@@ -17,7 +25,9 @@ public struct Profile: Sendable, Hashable, Codable {
         relay: String,
         publicKeys: PublicKeys,
         fingerprint: Fingerprint,
-        registeredAt: Date
+        registeredAt: Date,
+        relayID: [UInt8]? = nil,
+        restoredAt: Date? = nil
     ) {
         self.token = token
         self.nickname = nickname
@@ -25,16 +35,20 @@ public struct Profile: Sendable, Hashable, Codable {
         self.publicKeys = publicKeys
         self.fingerprint = fingerprint
         self.registeredAt = registeredAt
+        self.relayID = relayID.map { Data($0).base64EncodedString() }
+        self.restoredAt = restoredAt
     }
 
-    init(entry: DirectoryEntry, relay: String) {
+    init(entry: DirectoryEntry, relay: String, relayID: [UInt8]?, restoredAt: Date?) {
         self.init(
             token: entry.token,
             nickname: entry.nickname,
             relay: relay,
             publicKeys: entry.publicKeys,
             fingerprint: entry.fingerprint,
-            registeredAt: entry.registeredAt
+            registeredAt: entry.registeredAt,
+            relayID: relayID,
+            restoredAt: restoredAt
         )
     }
 }

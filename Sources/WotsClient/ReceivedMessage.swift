@@ -4,9 +4,22 @@ public import WotsCore
 /// One message from the mailbox after verification and decryption, or the reason it could not be read.
 ///
 /// Its JSON form (one object per message for `wots inbox --json`, one per line for `wots listen --json`) is stable:
-/// `{"id", "seq", "from", "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error"}` with
-/// `id` a lowercase UUID, `from` null when the sender is unknown, `text` null unless `valid`, and `error` `{"code", "message"}` or null.
+/// `{"id", "seq", "from", "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error",
+/// "warnings"}` with `id` a lowercase UUID, `from` null when the sender is unknown, `text` null unless `valid`, `error`
+/// `{"code", "message"}` or null, and `warnings` a list of `Warning` names (empty for most messages).
 public struct ReceivedMessage: Sendable, Hashable, Codable {
+    /// What a valid message's dates suggest: shown beside it, never a reason to hide it.
+    public enum Warning: String, Sendable, Hashable, Codable {
+        /// Dated more than 10 minutes ahead of this machine's clock.
+        case datedInFuture = "dated_in_future"
+        /// Dated before this home restored the account: the relay may be serving an old message again, and the
+        /// record of messages already shown did not survive the restore.
+        case sentBeforeRestore = "sent_before_restore"
+    }
+
+    /// How far ahead of the local clock a sender's clock may be before the message is flagged.
+    public static let allowedClockSkew: TimeInterval = 600
+
     /// Why a message is not shown as valid.
     public struct Problem: Sendable, Hashable, Codable {
         /// `bad_signature`, `not_for_me`, `sender_key_mismatch`, `decryption_failed`, `key_changed`,
@@ -37,6 +50,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     /// Whether the message should be acknowledged (deleted at the relay) once shown. A message from a changed key is
     /// kept until the user trusts the key.
     public var acknowledge: Bool
+    public var warnings: [Warning] = []
 
     public var isValid: Bool { self.problem == nil && self.text != nil }
 
@@ -47,7 +61,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     public var senderName: String { self.from?.value ?? "token \(self.fromToken)" }
 
     private enum CodingKeys: String, CodingKey {
-        case id, seq, from, fromToken, senderFingerprint, sentAt, receivedAt, text, valid, error
+        case id, seq, from, fromToken, senderFingerprint, sentAt, receivedAt, text, valid, error, warnings
     }
 
     public init(
@@ -85,6 +99,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.receivedAt = try container.decode(Date.self, forKey: .receivedAt)
         self.text = try container.decodeIfPresent(String.self, forKey: .text)
         self.problem = try container.decodeIfPresent(Problem.self, forKey: .error)
+        self.warnings = try container.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
         self.acknowledge = true
     }
 
@@ -101,5 +116,14 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         try container.encode(self.isValid ? self.text : nil, forKey: .text)
         try container.encode(self.isValid, forKey: .valid)
         try container.encode(self.problem, forKey: .error)
+        try container.encode(self.warnings, forKey: .warnings)
+    }
+
+    /// The warnings a message's `sentAt` earns at `now`, for an account restored at `restoredAt` (if it was).
+    public static func warnings(sentAt: Date, now: Date, restoredAt: Date?) -> [Warning] {
+        var warnings: [Warning] = []
+        if sentAt.timeIntervalSince(now) > Self.allowedClockSkew { warnings.append(.datedInFuture) }
+        if let restoredAt, sentAt < restoredAt { warnings.append(.sentBeforeRestore) }
+        return warnings
     }
 }

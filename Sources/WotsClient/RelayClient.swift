@@ -22,6 +22,10 @@ public actor RelayClient {
     /// Set once an https:// relay answered over TLS: from then on no request watches for a plain-HTTP relay.
     private var answeredOverTLS = false
     private var credentials: (token: Token, identity: IdentityKeys, nickname: Nickname?)?
+    /// The relay id pinned at registration: a relay that answers a challenge with another id is refused.
+    private var pinnedRelayID: [UInt8]?
+    /// Told the relay's id when a challenge arrives with nothing pinned yet (trust on first use); it is pinned then.
+    private var pinning: (@Sendable ([UInt8]) -> Void)?
     private var session: String?
 
     /// The process-wide HTTP client: a refused connection fails at once (the default client retries until the request
@@ -68,12 +72,23 @@ public actor RelayClient {
     }
 
     /// Uses this identity for authenticated routes from now on.
-    /// - Parameter nickname: the account's nickname, named in the hints of login failures. Default none.
-    public func authenticate(as token: Token, identity: IdentityKeys, nickname: Nickname? = nil) {
+    /// - Parameters:
+    ///   - nickname: the account's nickname, named in the hints of login failures. Default none.
+    ///   - relayID: the relay id pinned for the account; every challenge must carry it. Default none (not pinned).
+    ///   - pinning: with no `relayID`, told the id of the first challenge, which is pinned from then on.
+    public func authenticate(
+        as token: Token,
+        identity: IdentityKeys,
+        nickname: Nickname? = nil,
+        relayID: [UInt8]? = nil,
+        pinning: (@Sendable ([UInt8]) -> Void)? = nil
+    ) {
         if self.credentials?.token != token || self.credentials?.identity.fingerprint != identity.fingerprint {
             self.session = nil
         }
         self.credentials = (token, identity, nickname)
+        self.pinnedRelayID = relayID
+        self.pinning = pinning
     }
 
     // MARK: Routes
@@ -126,9 +141,41 @@ public actor RelayClient {
         try await self.call(.POST, "/v1/messages/ack", body: AcknowledgeRequest(messages: keys), authenticated: true)
     }
 
-    /// `GET /v1/private` (authenticated).
-    public func account() async throws -> AccountResponse {
-        try await self.call(.GET, "/v1/private", authenticated: true)
+    /// `GET /v1/relay`: the relay's permanent id.
+    public func relayID() async throws -> [UInt8] {
+        let identity: RelayIdentity = try await self.call(.GET, "/v1/relay")
+        guard let id = Data(base64Encoded: identity.relayID), !id.isEmpty else {
+            throw WotsError(.invalidResponse, "\(self.baseURL) sent a relay id that is not base64")
+        }
+        return Array(id)
+    }
+
+    /// `POST /v1/auth/challenge`: a single-use nonce and the relay's id, checked against the pinned id.
+    /// - Throws: `WotsError.relayChanged` when the relay's id is not the pinned one.
+    public func challenge() async throws -> (nonce: [UInt8], relayID: [UInt8]) {
+        let challenge: ChallengeResponse = try await self.call(.POST, "/v1/auth/challenge")
+        guard let nonce = Data(base64Encoded: challenge.nonce), let relayID = Data(base64Encoded: challenge.relayID),
+            !nonce.isEmpty, !relayID.isEmpty
+        else {
+            throw WotsError(.invalidResponse, "\(self.baseURL) sent a challenge that is not base64")
+        }
+        guard let pinned = self.pinnedRelayID else {
+            if let pinning = self.pinning {
+                self.pinnedRelayID = Array(relayID)
+                self.pinning = nil
+                pinning(Array(relayID))
+            }
+            return (Array(nonce), Array(relayID))
+        }
+        if pinned != Array(relayID) {
+            throw WotsError(
+                .relayChanged,
+                "\(self.baseURL) is not the relay this account was registered at (its id changed from "
+                    + "\(Hex.encode(pinned.prefix(8))) to \(Hex.encode(relayID.prefix(8)))); refusing to log in. If the "
+                    + "operator really moved the relay, restore the account from it into a new --home"
+            )
+        }
+        return (Array(nonce), Array(relayID))
     }
 
     /// `POST /v1/restore/parameters`.
@@ -147,11 +194,18 @@ public actor RelayClient {
         }
     }
 
-    /// `POST /v1/restore`.
-    public func restore(nickname: Nickname, authenticationKey: [UInt8]) async throws -> AccountResponse {
-        let body = RestoreRequest(nickname: nickname, authenticationKey: Data(authenticationKey).base64EncodedString())
+    /// `POST /v1/restore`: a fresh challenge signed with the restore key.
+    /// - Returns: the account and the id of the relay that answered.
+    public func restore(nickname: Nickname, keys: SecretKeys) async throws -> (AccountResponse, relayID: [UInt8]) {
+        let (nonce, relayID) = try await self.challenge()
+        let signature = try keys.signRestore(relayID: relayID, nonce: nonce, nickname: nickname)
+        let body = RestoreRequest(
+            nickname: nickname,
+            nonce: Data(nonce).base64EncodedString(),
+            signature: Data(signature).base64EncodedString()
+        )
         do {
-            return try await self.call(.POST, "/v1/restore", body: body)
+            return (try await self.call(.POST, "/v1/restore", body: body), relayID)
         } catch let error as WotsError where error.code == .wrongSecret {
             // The relay's own reason says the same; one line says it once.
             throw WotsError(.wrongSecret, "wrong secret for \(nickname)")
@@ -163,9 +217,18 @@ public actor RelayClient {
         try await self.call(.POST, "/v1/keys/rotate", body: request, authenticated: true)
     }
 
-    /// `DELETE /v1/account` (authenticated).
+    /// `POST /v1/account/delete` (authenticated), with a fresh deletion statement signed by the identity.
     public func deleteAccount() async throws {
-        let _: Empty = try await self.call(.DELETE, "/v1/account", authenticated: true)
+        guard let credentials else {
+            throw WotsError(.invalidSession, "no identity to delete an account at \(self.baseURL) with")
+        }
+        let (nonce, relayID) = try await self.challenge()
+        let signature = try credentials.identity.signDeletion(relayID: relayID, nonce: nonce, token: credentials.token)
+        let body = DeletionRequest(
+            nonce: Data(nonce).base64EncodedString(),
+            signature: Data(signature).base64EncodedString()
+        )
+        let _: Empty = try await self.call(.POST, "/v1/account/delete", body: body, authenticated: true)
     }
 
     // MARK: Session
@@ -176,19 +239,15 @@ public actor RelayClient {
         guard let credentials else {
             throw WotsError(.invalidSession, "no identity to log in to \(self.baseURL) with")
         }
-        let challenge: ChallengeResponse = try await self.call(.POST, "/v1/auth/challenge")
-        guard let nonce = Data(base64Encoded: challenge.nonce), let relayID = Data(base64Encoded: challenge.relayID)
-        else {
-            throw WotsError(.invalidResponse, "\(self.baseURL) sent a login challenge that is not base64")
-        }
+        let (nonce, relayID) = try await self.challenge()
         let signature = try credentials.identity.signAuthentication(
-            relayID: Array(relayID),
-            nonce: Array(nonce),
+            relayID: relayID,
+            nonce: nonce,
             token: credentials.token
         )
         let request = SessionRequest(
             token: credentials.token,
-            nonce: challenge.nonce,
+            nonce: Data(nonce).base64EncodedString(),
             signature: Data(signature).base64EncodedString()
         )
         let response: SessionResponse

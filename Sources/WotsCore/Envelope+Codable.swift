@@ -20,7 +20,7 @@ extension Envelope: Codable {
             senderFingerprint: try container.decode(Fingerprint.self, forKey: .senderFingerprint),
             recipient: try container.decode(Token.self, forKey: .recipient),
             recipientFingerprint: try container.decode(Fingerprint.self, forKey: .recipientFingerprint),
-            sentAtMilliseconds: try container.decode(UInt64.self, forKey: .sentAt)
+            sentAtMilliseconds: try EnvelopeHeader.checkedSentAt(container.decode(UInt64.self, forKey: .sentAt))
         )
         let nonce = try container.decodeBase64(forKey: .nonce)
         guard nonce.count == Self.nonceSize else {

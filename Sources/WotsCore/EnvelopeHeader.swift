@@ -79,6 +79,17 @@ public struct EnvelopeHeader: Sendable, Hashable {
         self.senderFingerprint = try Fingerprint(bytes: senderFingerprint)
         self.recipient = try Token(bytes: recipient)
         self.recipientFingerprint = try Fingerprint(bytes: recipientFingerprint)
-        self.sentAtMilliseconds = sentAt
+        self.sentAtMilliseconds = try Self.checkedSentAt(sentAt)
+    }
+
+    /// Largest `sentAt`: 2^53 − 1 milliseconds (year 287,396), the largest integer a JavaScript number holds exactly.
+    public static let maximumSentAt: UInt64 = (1 << 53) - 1
+
+    /// - Throws: `sent_at_out_of_range` above `maximumSentAt`.
+    package static func checkedSentAt(_ milliseconds: UInt64) throws -> UInt64 {
+        guard milliseconds <= Self.maximumSentAt else {
+            throw WotsError(.sentAtOutOfRange, "envelope sentAt \(milliseconds) ms is beyond 2^53 − 1")
+        }
+        return milliseconds
     }
 }

@@ -64,6 +64,7 @@ extension ErrorCode {
         case relayUnreachable = "relay_unreachable"
         case invalidResponse = "invalid_response"
         case keyChanged = "key_changed"
+        case relayChanged = "relay_changed"
         case notRegistered = "not_registered"
         case alreadyRegistered = "already_registered"
         case secretUnavailable = "secret_unavailable"
@@ -76,7 +77,8 @@ extension ErrorCode {
             case .notForMe, .senderKeyMismatch, .decryptionFailed, .unknownSender, .notText, .malformed, .invalidProof,
                 .proofOutOfRange, .missingLogNode, .unverifiedNote, .wrongLogOrigin,
                 .relayUnreachable, .invalidResponse,
-                .keyChanged, .notRegistered, .alreadyRegistered, .secretUnavailable, .invalidInput, .localStore,
+                .keyChanged, .relayChanged, .notRegistered, .alreadyRegistered, .secretUnavailable, .invalidInput,
+                .localStore,
                 .streamFailed, .storageCorrupted, .cryptoLibrary:
                 true
             default:

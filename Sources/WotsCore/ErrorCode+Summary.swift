@@ -64,6 +64,7 @@ extension ErrorCode.Known {
         case .relayUnreachable: "No connection to the relay, or it broke before an answer."
         case .invalidResponse: "The relay answered something that is not the API."
         case .keyChanged: "A contact's published key is not the pinned one."
+        case .relayChanged: "The relay's id is not the one pinned when the account was registered."
         case .notRegistered: "The home folder holds no account."
         case .alreadyRegistered: "The home folder holds an account already."
         case .secretUnavailable: "The secret could not be read."

@@ -104,6 +104,7 @@ extension ErrorCode {
     public static let relayUnreachable = ErrorCode(.relayUnreachable)
     public static let invalidResponse = ErrorCode(.invalidResponse)
     public static let keyChanged = ErrorCode(.keyChanged)
+    public static let relayChanged = ErrorCode(.relayChanged)
     public static let notRegistered = ErrorCode(.notRegistered)
     public static let alreadyRegistered = ErrorCode(.alreadyRegistered)
     public static let secretUnavailable = ErrorCode(.secretUnavailable)

@@ -9,15 +9,7 @@ public enum AuthenticationProof {
     /// The signed bytes.
     /// - Throws: `WotsError.malformed` when the relay id or nonce is empty or longer than 65,535 bytes.
     public static func signedBytes(relayID: [UInt8], nonce: [UInt8], token: Token) throws -> [UInt8] {
-        guard (1...Int(UInt16.max)).contains(relayID.count), (1...Int(UInt16.max)).contains(nonce.count) else {
-            throw WotsError(.malformed, "relay id and nonce must be 1–65,535 bytes each")
-        }
-        var writer = ByteWriter(capacity: label.count + 4 + relayID.count + nonce.count + 16)
-        writer.write(label)
-        writer.write(uint16Prefixed: relayID)
-        writer.write(uint16Prefixed: nonce)
-        writer.write(token.bytes)
-        return writer.bytes
+        try ChallengeStatement.bytes(label: Self.label, relayID: relayID, nonce: nonce, subject: token.bytes)
     }
 }
 

@@ -36,7 +36,7 @@ extension PrivateRecord {
             token: token,
             keyDerivation: parameters,
             sealedPrivateKeys: try SealedPrivateKeys.seal(identity, token: token, keys: keys).bytes,
-            secretVerifier: keys.secretVerifier,
+            secretVerifier: try keys.secretVerifier(),
             avatar: avatar
         )
     }
@@ -56,8 +56,10 @@ extension PrivateRecord {
         return try SealedPrivateKeys(bytes: self.sealedPrivateKeys).open(token: self.token, keys: keys)
     }
 
-    /// Whether `authenticationKey` hashes to the stored secret verifier (compared in constant time).
+    /// Whether `authenticationKey` makes the restore key whose public key is the stored secret verifier.
     public func verifies(authenticationKey: [UInt8]) -> Bool {
-        constantTimeEquals(SecretKeys.verifier(authenticationKey: authenticationKey), self.secretVerifier)
+        let keys = SecretKeys(encryptionKey: [], authenticationKey: authenticationKey)
+        guard let verifier = try? keys.secretVerifier() else { return false }
+        return constantTimeEquals(verifier, self.secretVerifier)
     }
 }

@@ -5,24 +5,19 @@ public import WotsCore
 /// The two independent keys derived from a user's secret with scrypt.
 ///
 /// `scrypt(secret, salt, N, r, p)` gives 64 bytes: the first 32 are the encryption key that seals the private keys,
-/// the last 32 the authentication key whose hash (`secretVerifier`) the relay keeps for account restore.
+/// the last 32 the authentication key, from which the restore key is made (`restoreKey()`).
 /// Never describes its keys.
 public struct SecretKeys: Sendable, CustomStringConvertible {
-    /// Label hashed before the authentication key to make the secret verifier.
-    public static let verifierLabel: [UInt8] = Array("wots-secret-verifier-v1".utf8) + [0]
-    /// Largest scrypt memory accepted, `128 × r × N` bytes: 256 MiB, so a hostile record cannot exhaust memory.
-    public static let maximumMemory: UInt64 = 256 << 20
-
     /// AES-256-GCM key for the sealed private keys (32 bytes). Secret.
     public let encryptionKey: [UInt8]
     /// Key the user proves knowledge of to restore an account (32 bytes). Secret.
     public let authenticationKey: [UInt8]
 
     /// Runs scrypt on the secret (UTF-8 of its NFC form) with the given salt and cost.
-    /// - Throws: `WotsError.malformed` for parameters out of bounds (salt 16–64 bytes, N a power of two from 2 to
-    ///   2^20, r 1–32, p 1–4, at most 256 MiB), `crypto_library` if OpenSSL fails.
+    /// - Throws: `WotsError.invalidKeyDerivation` for parameters out of bounds (salt 16–64 bytes, N a power of two
+    ///   from 2^15 to 2^20, r 8–32, p 1–4, at most 256 MiB), `crypto_library` if OpenSSL fails.
     public static func derive(secret: String, parameters: KeyDerivationParameters) throws -> SecretKeys {
-        try Self.validate(parameters)
+        try parameters.checkBounds()
         var password = secret.precomposedStringWithCanonicalMapping.utf8.map { CChar(bitPattern: $0) }
         defer { cleanse(&password) }
         var output = [UInt8](repeating: 0, count: 64)
@@ -38,7 +33,7 @@ public struct SecretKeys: Sendable, CustomStringConvertible {
                         parameters.n,
                         UInt64(parameters.r),
                         UInt64(parameters.p),
-                        Self.maximumMemory + (1 << 20),
+                        KeyDerivationParameters.maximumMemory + (1 << 20),
                         out.baseAddress,
                         out.count
                     )
@@ -55,32 +50,7 @@ public struct SecretKeys: Sendable, CustomStringConvertible {
         self.authenticationKey = authenticationKey
     }
 
-    /// SHA-256(`verifierLabel` || authentication key): what the relay stores and compares, in constant time.
-    public var secretVerifier: [UInt8] { Self.verifier(authenticationKey: self.authenticationKey) }
-
-    static func verifier(authenticationKey: [UInt8]) -> [UInt8] {
-        SHA256.hash(Self.verifierLabel + authenticationKey)
-    }
-
     public var description: String { "SecretKeys(2 × 256 bits)" }
-
-    private static func validate(_ parameters: KeyDerivationParameters) throws {
-        guard (16...64).contains(parameters.salt.count) else {
-            throw WotsError(.malformed, "scrypt salt is \(parameters.salt.count) bytes (must be 16–64)")
-        }
-        guard parameters.n >= 2, parameters.n <= 1 << 20, parameters.n & (parameters.n - 1) == 0 else {
-            throw WotsError(.malformed, "scrypt N = \(parameters.n) is not a power of two from 2 to 2^20")
-        }
-        guard (1...32).contains(parameters.r), (1...4).contains(parameters.p) else {
-            throw WotsError(
-                .malformed,
-                "scrypt r = \(parameters.r), p = \(parameters.p) out of bounds (r 1–32, p 1–4)"
-            )
-        }
-        guard 128 * UInt64(parameters.r) * parameters.n <= Self.maximumMemory else {
-            throw WotsError(.malformed, "scrypt N = \(parameters.n), r = \(parameters.r) needs more than 256 MiB")
-        }
-    }
 }
 
 extension KeyDerivationParameters {

@@ -5,13 +5,18 @@ import WotsCore
 import WotsCrypto
 import WotsStorage
 
-/// Restoring, reading, rotating and deleting an account.
+/// Restoring, rotating and deleting an account.
 struct AccountRoutes: Sendable {
     let storage: RelayStorage
     let accounts: AccountCache
     let configuration: RelayConfiguration
     let bus: EventBus
+    let authenticator: Authenticator
+    /// Restore attempts per address and nickname.
     let restoreLimiter: TokenBucketLimiter
+    /// Restore attempts per nickname from every address: a ceiling high enough that strangers cannot lock the owner
+    /// out.
+    let restoreCeiling: TokenBucketLimiter
 
     func registerPublic(on router: Router<RelayRequestContext>) {
         router.post("/v1/restore/parameters") { request, _ in
@@ -19,33 +24,13 @@ struct AccountRoutes: Sendable {
             let (_, record) = try await self.account(nickname: body.nickname)
             return try JSONBody.response(RestoreParametersResponse(keyDerivation: record.keyDerivation))
         }
-        router.post("/v1/restore") { request, _ in
+        router.post("/v1/restore") { request, context in
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: 4_096)
-            if let wait = self.restoreLimiter.acquire(body.nickname.value) {
-                throw WotsError(
-                    .rateLimited,
-                    "too many restore attempts for \"\(body.nickname)\"; retry in \(wait) s",
-                    retryAfterSeconds: wait
-                )
-            }
-            let (entry, record) = try await self.account(nickname: body.nickname)
-            guard let key = Data(base64Encoded: body.authenticationKey).map(Array.init),
-                record.verifies(authenticationKey: key)
-            else {
-                throw WotsError(.wrongSecret, "the secret is wrong for \"\(body.nickname)\"")
-            }
-            return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
+            return try JSONBody.response(try await self.restore(body, from: context.remoteAddress))
         }
     }
 
     func registerAuthenticated(on group: RouterGroup<RelayRequestContext>) {
-        group.get("/private") { _, context in
-            let token = try context.requireToken()
-            guard let entry = try await self.storage.directory.entry(token: token),
-                let record = try await self.storage.privateRecords.record(for: token)
-            else { throw WotsError(.unknownToken, "token \(token) has no account") }
-            return try JSONBody.response(AccountResponse(entry: entry, privateRecord: record))
-        }
         group.post("/keys/rotate") { request, context in
             let token = try context.requireToken()
             let body = try await JSONBody.decode(
@@ -55,13 +40,65 @@ struct AccountRoutes: Sendable {
             )
             return try JSONBody.response(try await self.rotate(token: token, body))
         }
-        group.delete("/account") { _, context in
+        group.post("/account/delete") { request, context in
             let token = try context.requireToken()
-            let entry = try await self.storage.accounts.deleteAccount(token: token)
-            self.accounts.accountChanged(token)
-            self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))
+            let body = try await JSONBody.decode(DeletionRequest.self, from: request, limit: 4_096)
+            try await self.delete(token: token, body)
             return Response(status: .noContent)
         }
+    }
+
+    /// Checks a restore proof and answers with the sealed record. The nonce is consumed before the signature is
+    /// checked, so each guess costs the guesser a challenge and a scrypt run.
+    private func restore(_ body: RestoreRequest, from address: String) async throws -> AccountResponse {
+        let nickname = body.nickname.value
+        for (limiter, key, who) in [
+            (self.restoreLimiter, "\(address) \(nickname)", "from this address"),
+            (self.restoreCeiling, nickname, "from everywhere"),
+        ] {
+            if let wait = limiter.acquire(key) {
+                throw WotsError(
+                    .rateLimited,
+                    "too many restore attempts for \"\(body.nickname)\" \(who); retry in \(wait) s",
+                    retryAfterSeconds: wait
+                )
+            }
+        }
+        let (nonce, signature) = try await self.authenticator.consume(nonce: body.nonce, signature: body.signature)
+        let (entry, record) = try await self.account(nickname: body.nickname)
+        guard
+            RestoreProof.verify(
+                signature: signature,
+                secretVerifier: record.secretVerifier,
+                relayID: self.authenticator.relayID,
+                nonce: nonce,
+                nickname: entry.nickname
+            )
+        else {
+            throw WotsError(.wrongSecret, "the secret is wrong for \"\(body.nickname)\"")
+        }
+        return AccountResponse(entry: entry, privateRecord: record)
+    }
+
+    /// Deletes the session's account once its signing key signed a fresh deletion statement.
+    private func delete(token: Token, _ body: DeletionRequest) async throws {
+        let (nonce, signature) = try await self.authenticator.consume(nonce: body.nonce, signature: body.signature)
+        guard let current = try await self.storage.directory.entry(token: token) else {
+            throw WotsError(.unknownToken, "token \(token) has no account")
+        }
+        guard
+            current.publicKeys.verifyDeletion(
+                signature: signature,
+                relayID: self.authenticator.relayID,
+                nonce: nonce,
+                token: token
+            )
+        else {
+            throw WotsError(.badProof, "deleting an account needs a fresh deletion statement signed by its signing key")
+        }
+        let entry = try await self.storage.accounts.deleteAccount(token: token)
+        self.accounts.accountChanged(token)
+        self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))
     }
 
     private func account(nickname: Nickname) async throws -> (DirectoryEntry, PrivateRecord) {
@@ -83,6 +120,7 @@ struct AccountRoutes: Sendable {
         guard body.privateRecord.token == token else {
             throw WotsError(.recordTokenMismatch, "privateRecord.token is not the session's token")
         }
+        try RegistrationRoutes.validate(body.privateRecord)
         guard let old = Data(base64Encoded: body.oldKeySignature).map(Array.init),
             let new = Data(base64Encoded: body.newKeySignature).map(Array.init),
             RotationProof(oldKeySignature: old, newKeySignature: new).verify(

@@ -1,14 +1,26 @@
 import Hummingbird
 import WotsCore
 
-/// `POST /v1/auth/challenge` and `POST /v1/auth/session`.
+/// `GET /v1/relay`, `POST /v1/auth/challenge` and `POST /v1/auth/session`.
 struct AuthenticationRoutes: Sendable {
     let authenticator: Authenticator
     let configuration: RelayConfiguration
+    /// Challenges per client address: each is a database write anyone can ask for.
+    let challengeLimiter: TokenBucketLimiter
 
     func register(on router: Router<RelayRequestContext>) {
-        router.post("/v1/auth/challenge") { _, _ in
-            try JSONBody.response(try await self.authenticator.challenge())
+        router.get("/v1/relay") { _, _ in
+            try JSONBody.response(RelayIdentity(relayID: self.authenticator.relayID.base64))
+        }
+        router.post("/v1/auth/challenge") { _, context in
+            if let wait = self.challengeLimiter.acquire(context.remoteAddress) {
+                throw WotsError(
+                    .rateLimited,
+                    "too many challenges from this address; retry in \(wait) s",
+                    retryAfterSeconds: wait
+                )
+            }
+            return try JSONBody.response(try await self.authenticator.challenge())
         }
         router.post("/v1/auth/session") { request, _ in
             let body = try await JSONBody.decode(SessionRequest.self, from: request, limit: 16_384)

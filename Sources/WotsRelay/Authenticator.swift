@@ -24,15 +24,7 @@ struct Authenticator: Sendable {
 
     /// Checks a signed challenge and opens a session. The nonce is consumed first, so a refused attempt burns it.
     func openSession(_ request: SessionRequest, now: Date = Date()) async throws -> SessionResponse {
-        guard let nonce = Data(base64Encoded: request.nonce).map(Array.init), nonce.count == Self.nonceSize else {
-            throw WotsError(.invalidNonce, "nonce is not the base64 of a 32-byte challenge")
-        }
-        guard let signature = Data(base64Encoded: request.signature).map(Array.init) else {
-            throw WotsError(.invalidSignature, "signature is not standard base64")
-        }
-        guard try await self.storage.authentication.consumeChallenge(nonce, now: now) else {
-            throw WotsError(.challengeInvalid, "the challenge is unknown, already used or expired")
-        }
+        let (nonce, signature) = try await self.consume(nonce: request.nonce, signature: request.signature, now: now)
         guard let entry = try await self.storage.directory.entry(token: request.token) else {
             throw WotsError(.unknownToken, "token \(request.token) is not registered")
         }
@@ -58,6 +50,23 @@ struct Authenticator: Sendable {
             expiresAt: expiresAt
         )
         return SessionResponse(session: Self.spell(secret), expiresAt: expiresAt)
+    }
+
+    /// Decodes a challenge answer and consumes its nonce: whatever the answer proves, it is checked once.
+    /// - Returns: the nonce and the signature bytes.
+    /// - Throws: `invalid_nonce`, `invalid_signature` for malformed fields; `challenge_invalid` when the nonce is
+    ///   unknown, used or expired.
+    func consume(nonce: String, signature: String, now: Date = Date()) async throws -> ([UInt8], [UInt8]) {
+        guard let nonceBytes = Data(base64Encoded: nonce).map(Array.init), nonceBytes.count == Self.nonceSize else {
+            throw WotsError(.invalidNonce, "nonce is not the base64 of a 32-byte challenge")
+        }
+        guard let signatureBytes = Data(base64Encoded: signature).map(Array.init), !signatureBytes.isEmpty else {
+            throw WotsError(.invalidSignature, "signature is not standard base64")
+        }
+        guard try await self.storage.authentication.consumeChallenge(nonceBytes, now: now) else {
+            throw WotsError(.challengeInvalid, "the challenge is unknown, already used or expired")
+        }
+        return (nonceBytes, signatureBytes)
     }
 
     /// The token of a live session, or a 401 that says why.

@@ -20,7 +20,7 @@ struct MessageAcceptor: Sendable {
     /// A retried send (same sender, id and envelope) gets the first answer and is not handed to any socket: the
     /// recipient's sockets are only woken to re-read their mailbox, which sends them nothing they already have.
     /// - Throws: `WotsError` saying why the envelope was refused; nothing is stored then.
-    func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
+    func accept(_ envelope: Envelope, from sessionToken: Token, now: Date = Date()) async throws -> SendReceipt {
         let header = envelope.header
         guard header.sender == sessionToken else {
             throw WotsError(
@@ -35,6 +35,7 @@ struct MessageAcceptor: Sendable {
                 "envelope is \(size) bytes (at most \(self.configuration.maximumEnvelopeSize))"
             )
         }
+        try Self.checkSentAt(header, now: now)
         if let wait = self.sendLimiter.acquire(sessionToken.description) {
             throw WotsError(.rateLimited, "too many messages; retry in \(wait) s", retryAfterSeconds: wait)
         }
@@ -57,7 +58,7 @@ struct MessageAcceptor: Sendable {
         }
         let receipt = try await self.storage.mailboxes.append(
             envelope,
-            receivedAt: Date(),
+            receivedAt: now,
             mailboxCapacity: self.configuration.mailboxCapacity
         )
         if receipt.isNew {
@@ -71,5 +72,22 @@ struct MessageAcceptor: Sendable {
             self.hub.wake(header.recipient)
         }
         return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
+    }
+
+    /// Earliest `sentAt` accepted: 2020-01-01T00:00:00Z, before any Wots client existed.
+    static let earliestSentAt = Date(timeIntervalSince1970: 1_577_836_800)
+    /// How far ahead of the relay's clock a sender's clock may be.
+    static let allowedClockSkew: TimeInterval = 24 * 3600
+
+    /// Refuses envelopes dated before 2020 or more than a day ahead of the relay's clock: whatever a recipient shows
+    /// as "sent at" stays a plausible date.
+    static func checkSentAt(_ header: EnvelopeHeader, now: Date) throws {
+        let sentAt = header.sentAt
+        guard sentAt >= Self.earliestSentAt, sentAt.timeIntervalSince(now) <= Self.allowedClockSkew else {
+            throw WotsError(
+                .sentAtOutOfRange,
+                "envelope sentAt \(header.sentAtMilliseconds) ms is before 2020 or more than a day ahead of the relay"
+            )
+        }
     }
 }

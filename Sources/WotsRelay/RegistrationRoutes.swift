@@ -14,6 +14,8 @@ struct RegistrationRoutes: Sendable {
     let metrics: RelayMetrics
     let limiter: TokenBucketLimiter
     let logger: Logger
+    /// Signed by every registration proof.
+    let relayID: [UInt8]
 
     func register(on router: Router<RelayRequestContext>) {
         router.post("/v1/register") { request, context in
@@ -34,7 +36,7 @@ struct RegistrationRoutes: Sendable {
             from: request,
             limit: self.configuration.maximumRequestSize
         )
-        let entry = try Self.validate(body)
+        let entry = try Self.validate(body, relayID: self.relayID)
         let coordinator = SaveCoordinator(
             publicHalf: DirectoryEntryParticipant(repository: self.storage.directory),
             privateHalf: PrivateRecordParticipant(repository: self.storage.privateRecords),
@@ -59,7 +61,7 @@ struct RegistrationRoutes: Sendable {
     }
 
     /// Everything that can be checked before touching storage: keys, proof of possession, record ownership.
-    static func validate(_ body: RegistrationRequest) throws -> DirectoryEntry {
+    static func validate(_ body: RegistrationRequest, relayID: [UInt8]) throws -> DirectoryEntry {
         // The wire reads names leniently (old accounts); a new one must follow every rule.
         _ = try Nickname(body.nickname.value)
         do {
@@ -73,16 +75,18 @@ struct RegistrationRoutes: Sendable {
         guard let proof = Data(base64Encoded: body.proof).map(Array.init),
             RegistrationProof.verify(
                 signature: proof,
+                relayID: relayID,
                 token: body.token,
                 nickname: body.nickname,
                 publicKeys: body.publicKeys
             )
         else {
-            throw WotsError(.badProof, "the proof of possession does not verify with the new signing key")
+            throw WotsError(
+                .badProof,
+                "the proof of possession does not verify with the new signing key for this relay's id"
+            )
         }
-        guard body.privateRecord.secretVerifier.count == 32 else {
-            throw WotsError(.invalidRecord, "privateRecord.secretVerifier must be 32 bytes")
-        }
+        try Self.validate(body.privateRecord)
         return DirectoryEntry(
             token: body.token,
             nickname: body.nickname,
@@ -90,5 +94,14 @@ struct RegistrationRoutes: Sendable {
             fingerprint: body.publicKeys.fingerprint,
             registeredAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         )
+    }
+
+    /// What the relay can check of a sealed record it cannot open: scrypt parameters within the bounds no client goes
+    /// below, and a secret verifier that is an Ed25519 public key.
+    static func validate(_ record: PrivateRecord) throws {
+        try record.keyDerivation.checkBounds()
+        guard (try? Ed25519PublicKey(rawRepresentation: record.secretVerifier)) != nil else {
+            throw WotsError(.invalidRecord, "privateRecord.secretVerifier must be a 32-byte Ed25519 public key")
+        }
     }
 }

@@ -56,21 +56,28 @@ public struct Relay: Sendable {
         router.add(middleware: ErrorMiddleware(metrics: self.metrics))
         HealthRoutes(storage: self.storage, metrics: self.metrics).register(on: router)
         DirectoryRoutes(storage: self.storage).register(on: router)
-        AuthenticationRoutes(authenticator: authenticator, configuration: self.configuration).register(on: router)
+        AuthenticationRoutes(
+            authenticator: authenticator,
+            configuration: self.configuration,
+            challengeLimiter: TokenBucketLimiter(limit: self.configuration.challengeRate)
+        ).register(on: router)
         RegistrationRoutes(
             storage: self.storage,
             configuration: self.configuration,
             bus: self.bus,
             metrics: self.metrics,
             limiter: TokenBucketLimiter(limit: self.configuration.registrationRate),
-            logger: self.logger
+            logger: self.logger,
+            relayID: authenticator.relayID
         ).register(on: router)
         let accountRoutes = AccountRoutes(
             storage: self.storage,
             accounts: self.accounts,
             configuration: self.configuration,
             bus: self.bus,
-            restoreLimiter: TokenBucketLimiter(limit: self.configuration.restoreRate)
+            authenticator: authenticator,
+            restoreLimiter: TokenBucketLimiter(limit: self.configuration.restoreRate),
+            restoreCeiling: TokenBucketLimiter(limit: self.configuration.restoreCeiling)
         )
         accountRoutes.registerPublic(on: router)
         let authenticated = router.group("/v1").add(middleware: SessionMiddleware(authenticator: authenticator))

@@ -20,8 +20,14 @@ public struct RelayConfiguration: Sendable {
     public var sendRate = RateLimit(perSecond: 50, burst: 200)
     /// Registrations per client address. Default 1 every 6 s, burst 20.
     public var registrationRate = RateLimit(perSecond: 1.0 / 6, burst: 20)
-    /// Restore attempts per nickname. Default 1 every 30 s, burst 5.
+    /// Restore attempts per client address and nickname. Default 1 every 30 s, burst 5.
     public var restoreRate = RateLimit(perSecond: 1.0 / 30, burst: 5)
+    /// Restore attempts per nickname from all addresses together: a ceiling far above `restoreRate`, so strangers
+    /// guessing from many addresses are bounded without being able to lock the owner out. Default 1/s, burst 60.
+    public var restoreCeiling = RateLimit(perSecond: 1, burst: 60)
+    /// Challenges (`POST /v1/auth/challenge`, needed to log in, restore or delete) per client address.
+    /// Default 10/s, burst 100.
+    public var challengeRate = RateLimit(perSecond: 10, burst: 100)
     /// Largest WebSocket frame accepted. Default 128 KiB.
     public var maximumFrameSize: Int = 131_072
     /// Largest HTTP request body accepted. Default 256 KiB.
@@ -77,6 +83,7 @@ public struct RelayConfiguration: Sendable {
         try require(self.mailboxCapacity >= 1, "mailboxCapacity must be at least 1")
         for (name, limit) in [
             ("sendRate", self.sendRate), ("registrationRate", self.registrationRate), ("restoreRate", self.restoreRate),
+            ("restoreCeiling", self.restoreCeiling), ("challengeRate", self.challengeRate),
         ] {
             try require(limit.perSecond > 0 && limit.burst >= 1, "\(name) needs a positive rate and a burst ≥ 1")
         }

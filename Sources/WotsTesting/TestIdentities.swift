@@ -1,5 +1,5 @@
 import Foundation
-public import WotsCore
+import WotsCore
 import WotsCrypto
 
 /// Four pre-generated identities for tests (alice, bob, carol, mallory), loaded once from `Fixtures/`.
@@ -13,9 +13,6 @@ public enum TestIdentities {
     public static let mallory = load("mallory", token: "6wy74lydisrbtwgsbjpqtmpy5m")
 
     public static var all: [TestIdentity] { [alice, bob, carol, mallory] }
-
-    /// scrypt parameters cheap enough for tests (N = 1024, r = 8, p = 1), with a fresh random salt each time.
-    public static var cheapKeyDerivation: KeyDerivationParameters { .random(n: 1024, r: 8, p: 1) }
 
     /// The PKCS#8 DER of a fixture private key, e.g. `privateKeyDER("alice", "signing")`.
     public static func privateKeyDER(_ name: String, _ use: String) -> [UInt8] {

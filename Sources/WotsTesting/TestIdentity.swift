@@ -32,20 +32,25 @@ public struct TestIdentity: Sendable, CustomStringConvertible {
         )
     }
 
-    /// A private record sealing this identity's keys under `secret`, with cheap scrypt parameters.
+    /// A private record sealing this identity's keys under `secret` at the standard cost (keys derived once).
     public func privateRecord(avatar: Avatar? = nil) throws -> PrivateRecord {
-        try PrivateRecord.seal(
+        let (parameters, keys) = try TestSecretKeys.derived(from: self.secret)
+        return try PrivateRecord.seal(
             identity: self.identity,
             token: self.token,
-            secret: self.secret,
-            avatar: avatar,
-            parameters: TestIdentities.cheapKeyDerivation
+            keys: keys,
+            parameters: parameters,
+            avatar: avatar
         )
     }
 
-    /// A registration proof of possession signed by this identity.
-    public func registrationProof() throws -> [UInt8] {
+    /// The keys derived from `secret` with the parameters of `privateRecord(avatar:)`.
+    public func secretKeys() throws -> SecretKeys { try TestSecretKeys.derived(from: self.secret).keys }
+
+    /// A registration proof of possession signed by this identity for the relay `relayID`.
+    public func registrationProof(relayID: [UInt8]) throws -> [UInt8] {
         try RegistrationProof.sign(
+            relayID: relayID,
             token: self.token,
             nickname: self.nickname,
             publicKeys: self.publicKeys,

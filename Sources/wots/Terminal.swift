@@ -90,7 +90,13 @@ enum Terminal {
         }
         let lines = Self.safe(text).split(separator: "\n", omittingEmptySubsequences: false)
         let indent = String(repeating: " ", count: stamp.count + 1)
-        return "\(stamp) \(sender): " + lines.joined(separator: "\n" + indent)
+        let notes = message.warnings.map { warning -> String in
+            switch warning {
+            case .datedInFuture: " (dated in the future: the sender's clock is wrong, or the date is false)"
+            case .sentBeforeRestore: " (sent before this home restored the account: it may be an old message again)"
+            }
+        }
+        return "\(stamp) \(sender): " + lines.joined(separator: "\n" + indent) + notes.joined()
     }
 
     static func status(_ status: StreamClient.Status, url: String) {

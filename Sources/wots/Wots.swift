@@ -15,8 +15,7 @@ struct Wots: AsyncParsableCommand {
             The relay comes from --relay, WOTS_RELAY, the account's own relay, or http://127.0.0.1:8080. Local \
             state lives under --home, WOTS_HOME, $XDG_DATA_HOME/wots or ~/.local/share/wots (folder 0700, files \
             0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, the keys \
-            kept by `wots unlock`, or is asked on the terminal. WOTS_KDF_COST=test selects cheap scrypt parameters \
-            for test scripts only.
+            kept by `wots unlock`, or is asked on the terminal.
 
             Exit status: 0 success; 1 failure, with one line "wots: …" on stderr; 64 usage error (an unknown, \
             missing or invalid argument), with one line "wots: …; see `wots COMMAND --help`" on stderr; 130 \
@@ -60,19 +59,10 @@ struct Wots: AsyncParsableCommand {
         } else {
             secret = .terminal
         }
-        var cost = KeyDerivationCost.standard
-        if let name = environment["WOTS_KDF_COST"], !name.isEmpty {
-            guard let chosen = KeyDerivationCost(rawValue: name) else {
-                let names = KeyDerivationCost.allCases.map(\.rawValue).joined(separator: ", ")
-                throw WotsError(.invalidInput, "WOTS_KDF_COST=\(name) is unknown (one of: \(names))")
-            }
-            cost = chosen
-        }
         return try Messenger(
             configuration: Messenger.Configuration(
                 relay: relay,
                 home: home,
-                keyDerivationCost: cost,
                 secret: secret,
                 unlockCache: SessionKeyring(),
                 notice: { Terminal.note($0) }

@@ -63,12 +63,6 @@ import WotsCore
         #expect(missing?.code == .secretUnavailable)
     }
 
-    @Test func testKeyDerivationIsCheapAndStandardIsNot() {
-        #expect(KeyDerivationCost.test.parameters().n == 1024)
-        #expect(KeyDerivationCost.standard.parameters().n == 1 << 15)
-        #expect(KeyDerivationCost(rawValue: "cheap") == nil)
-    }
-
     @Test func avatarsAreCheckedByMagicBytesAndSize() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -9,7 +9,7 @@ import WotsTesting
 @Suite struct KeyHistoryTests {
     let alice = TestIdentities.alice
     let bob = TestIdentities.bob
-    let parameters = KeyDerivationParameters(salt: [UInt8](repeating: 9, count: 16), n: 1024, r: 8, p: 1)
+    let parameters = KeyDerivationParameters(salt: [UInt8](repeating: 9, count: 16), )
 
     /// Bob as he is after rotating to carol's key pairs (pre-generated, so no test spends seconds on RSA).
     var rotatedBob: IdentityKeys { bob.identity.rotated(to: TestIdentities.carol.identity) }

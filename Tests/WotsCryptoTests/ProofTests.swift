@@ -116,10 +116,11 @@ import WotsTesting
     // MARK: - Registration
 
     @Test func registrationProofVerifiesForTheRegisteredValues() throws {
-        let signature = try alice.registrationProof()
+        let signature = try alice.registrationProof(relayID: relayID)
         #expect(
             RegistrationProof.verify(
                 signature: signature,
+                relayID: relayID,
                 token: alice.token,
                 nickname: alice.nickname,
                 publicKeys: alice.publicKeys
@@ -128,10 +129,11 @@ import WotsTesting
     }
 
     @Test func registrationProofDoesNotCarryOverToOtherValues() throws {
-        let signature = try alice.registrationProof()
+        let signature = try alice.registrationProof(relayID: relayID)
         #expect(
             !RegistrationProof.verify(
                 signature: signature,
+                relayID: relayID,
                 token: bob.token,
                 nickname: alice.nickname,
                 publicKeys: alice.publicKeys
@@ -140,6 +142,7 @@ import WotsTesting
         #expect(
             !RegistrationProof.verify(
                 signature: signature,
+                relayID: relayID,
                 token: alice.token,
                 nickname: try Nickname("alice2"),
                 publicKeys: alice.publicKeys
@@ -150,6 +153,7 @@ import WotsTesting
         #expect(
             !RegistrationProof.verify(
                 signature: signature,
+                relayID: relayID,
                 token: alice.token,
                 nickname: alice.nickname,
                 publicKeys: swapped
@@ -158,6 +162,7 @@ import WotsTesting
         #expect(
             !RegistrationProof.verify(
                 signature: signature,
+                relayID: relayID,
                 token: alice.token,
                 nickname: alice.nickname,
                 publicKeys: PublicKeys(signing: alice.publicKeys.signing, encryption: [1, 2, 3])
@@ -169,16 +174,18 @@ import WotsTesting
         // Mallory registers alice's public keys under her own name: she cannot sign with alice's key.
         #expect(throws: WotsError(.invalidKey, "")) {
             try RegistrationProof.sign(
+                relayID: relayID,
                 token: mallory.token,
                 nickname: mallory.nickname,
                 publicKeys: alice.publicKeys,
                 identity: mallory.identity
             )
         }
-        let byMallory = try mallory.registrationProof()
+        let byMallory = try mallory.registrationProof(relayID: relayID)
         #expect(
             !RegistrationProof.verify(
                 signature: byMallory,
+                relayID: relayID,
                 token: mallory.token,
                 nickname: mallory.nickname,
                 publicKeys: alice.publicKeys
@@ -215,11 +222,12 @@ import WotsTesting
     }
 
     @Test func proofsOfOneKindNeverPassAsAnother() throws {
-        let registration = try alice.registrationProof()
+        let registration = try alice.registrationProof(relayID: relayID)
         let login = try alice.identity.signAuthentication(relayID: relayID, nonce: nonce, token: alice.token)
         #expect(
             !RegistrationProof.verify(
                 signature: login,
+                relayID: relayID,
                 token: alice.token,
                 nickname: alice.nickname,
                 publicKeys: alice.publicKeys

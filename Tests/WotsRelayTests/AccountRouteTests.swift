@@ -13,25 +13,21 @@ import WotsTesting
     let alice = TestIdentities.alice
     let bob = TestIdentities.bob
 
-    func restoreKey(_ client: some TestClientProtocol, secret: String) async throws -> String {
+    func derivedKeys(_ client: some TestClientProtocol, secret: String) async throws -> SecretKeys {
         let parameters = try await client.request(
             "/v1/restore/parameters",
             method: .post,
             body: try jsonBody(RestoreParametersRequest(nickname: alice.nickname))
         ).decode(RestoreParametersResponse.self)
-        return try SecretKeys.derive(secret: secret, parameters: parameters.keyDerivation).authenticationKey.base64
+        return try SecretKeys.derive(secret: secret, parameters: parameters.keyDerivation)
     }
 
     @Test func restoringWithTheRightSecretReturnsTheSealedRecord() async throws {
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let key = try await self.restoreKey(client, secret: alice.secret)
-            let response = try await client.request(
-                "/v1/restore",
-                method: .post,
-                body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key))
-            )
+            let keys = try await self.derivedKeys(client, secret: alice.secret)
+            let response = try await client.restore(alice.nickname, keys: keys)
             #expect(response.status == .ok)
             let account = try response.decode(AccountResponse.self)
             let restored = try account.privateRecord.openIdentity(secret: alice.secret)
@@ -43,47 +39,36 @@ import WotsTesting
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let key = try await self.restoreKey(client, secret: "not the secret")
-            let response = try await client.request(
-                "/v1/restore",
-                method: .post,
-                body: try jsonBody(RestoreRequest(nickname: alice.nickname, authenticationKey: key))
-            )
+            let keys = try await self.derivedKeys(client, secret: "not the secret")
+            let response = try await client.restore(alice.nickname, keys: keys)
             #expect(response.status == .forbidden)
             #expect(response.errorCode == .wrongSecret)
         }
     }
 
-    @Test func restoreAttemptsPerNicknameAreRateLimited() async throws {
+    @Test func restoreAttemptsPerAddressAndNicknameAreRateLimited() async throws {
         var configuration = RelayHarness.testConfiguration
         configuration.restoreRate = RateLimit(perSecond: 0.001, burst: 3)
         let harness = try await RelayHarness.make(configuration: configuration)
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let wrong = RestoreRequest(
-                nickname: alice.nickname,
-                authenticationKey: Array(repeating: UInt8(1), count: 32).base64
-            )
+            let wrong = SecretKeys(encryptionKey: [], authenticationKey: Array(repeating: 1, count: 32))
             for _ in 0..<3 {
-                #expect(
-                    try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong)).errorCode
-                        == .wrongSecret
-                )
+                #expect(try await client.restore(alice.nickname, keys: wrong).errorCode == .wrongSecret)
             }
-            let limited = try await client.request("/v1/restore", method: .post, body: try jsonBody(wrong))
+            let limited = try await client.restore(alice.nickname, keys: wrong)
             #expect(limited.status == .tooManyRequests)
+            #expect(try await client.restore(bob.nickname, keys: wrong).status != .tooManyRequests)
         }
     }
 
-    @Test func theOwnerReadsTheirPrivateRecord() async throws {
+    @Test func theSealedRecordIsNotReadableWithASessionAlone() async throws {
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
             let session = try await client.login(alice)
-            let account = try await client.request("/v1/private", method: .get, session: session).decode(
-                AccountResponse.self
-            )
-            #expect(account.privateRecord.token == alice.token)
+            let response = try await client.request("/v1/private", method: .get, session: session)
+            #expect(response.status == .notFound)
         }
     }
 
@@ -98,11 +83,12 @@ import WotsTesting
                 oldIdentity: alice.identity,
                 newIdentity: newIdentity
             )
+            let (parameters, keys) = try TestSecretKeys.derived(from: alice.secret)
             let record = try PrivateRecord.seal(
                 identity: newIdentity,
                 token: alice.token,
-                secret: alice.secret,
-                parameters: TestIdentities.cheapKeyDerivation
+                keys: keys,
+                parameters: parameters
             )
             let onlyNew = RotationRequest(
                 publicKeys: newIdentity.publicKeys,
@@ -188,8 +174,8 @@ import WotsTesting
             privateRecord: try PrivateRecord.seal(
                 identity: newIdentity,
                 token: user.token,
-                secret: user.secret,
-                parameters: TestIdentities.cheapKeyDerivation
+                keys: try user.secretKeys(),
+                parameters: try TestSecretKeys.derived(from: user.secret).parameters
             ),
             oldKeySignature: proof.oldKeySignature.base64,
             newKeySignature: proof.newKeySignature.base64
@@ -204,7 +190,7 @@ import WotsTesting
             let aliceSession = try await client.login(alice)
             let bobSession = try await client.login(bob)
             _ = try await client.send(try seal("bye", from: alice, to: bob), session: aliceSession)
-            let deleted = try await client.request("/v1/account", method: .delete, session: bobSession)
+            let deleted = try await client.deleteAccount(bob, session: bobSession)
             #expect(deleted.status == .noContent)
             #expect(try await client.request("/v1/directory/bob", method: .get).status == .notFound)
             #expect(try await client.request("/v1/messages", method: .get, session: bobSession).status == .unauthorized)
@@ -213,7 +199,7 @@ import WotsTesting
             let again = try await client.request(
                 "/v1/register",
                 method: .post,
-                body: try jsonBody(try client.registrationRequest(for: carolAsBob()))
+                body: try jsonBody(try await client.registrationRequest(for: carolAsBob()))
             )
             #expect(again.errorCode == .nicknameTaken)
         }

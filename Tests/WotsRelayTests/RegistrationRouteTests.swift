@@ -30,7 +30,7 @@ import WotsTesting
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let request = try client.registrationRequest(for: bob, nickname: alice.nickname.value.uppercased())
+            let request = try await client.registrationRequest(for: bob, nickname: alice.nickname.value.uppercased())
             let response = try await client.request("/v1/register", method: .post, body: try jsonBody(request))
             #expect(response.status == .conflict)
             #expect(response.errorCode == .nicknameTaken)
@@ -42,7 +42,7 @@ import WotsTesting
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             try await client.register(alice)
-            let again = try client.registrationRequest(for: alice, nickname: "alice-two")
+            let again = try await client.registrationRequest(for: alice, nickname: "alice-two")
             let response = try await client.request("/v1/register", method: .post, body: try jsonBody(again))
             #expect(response.status == .conflict)
             #expect(response.errorCode == .tokenTaken)
@@ -53,8 +53,9 @@ import WotsTesting
     @Test func aProofSignedByAnotherKeyIsRefused() async throws {
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
-            var request = try client.registrationRequest(for: alice)
+            var request = try await client.registrationRequest(for: alice)
             request.proof = try RegistrationProof.sign(
+                relayID: try await client.relayID(),
                 token: alice.token,
                 nickname: alice.nickname,
                 publicKeys: TestIdentities.mallory.publicKeys,
@@ -87,7 +88,7 @@ import WotsTesting
         let harness = try await RelayHarness.make()
         try await harness.routerApplication.test(.router) { client in
             var json = String(
-                decoding: try WireCoding.makeEncoder().encode(try client.registrationRequest(for: alice)),
+                decoding: try WireCoding.makeEncoder().encode(try await client.registrationRequest(for: alice)),
                 as: UTF8.self
             )
             json = json.replacingOccurrences(of: "\"nickname\":\"alice\"", with: "\"nickname\":\"Al\"")
@@ -107,7 +108,7 @@ import WotsTesting
             let response = try await client.request(
                 "/v1/register",
                 method: .post,
-                body: try jsonBody(try client.registrationRequest(for: bob))
+                body: try jsonBody(try await client.registrationRequest(for: bob))
             )
             #expect(response.status == .tooManyRequests)
             #expect(response.headers[.retryAfter] != nil)
@@ -122,7 +123,7 @@ import WotsTesting
             let response = try await client.request(
                 "/v1/register",
                 method: .post,
-                body: try jsonBody(try client.registrationRequest(for: alice))
+                body: try jsonBody(try await client.registrationRequest(for: alice))
             )
             #expect(response.status == .serviceUnavailable)
             #expect(response.errorCode == .storageUnavailable)

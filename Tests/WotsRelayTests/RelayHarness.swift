@@ -67,7 +67,28 @@ extension TestClientProtocol {
         return try await self.execute(uri: uri, method: method, headers: headers, body: body) { $0 }
     }
 
-    func registrationRequest(for user: TestIdentity, nickname: String? = nil) throws -> RegistrationRequest {
+    /// The relay's id, from `GET /v1/relay`.
+    func relayID() async throws -> [UInt8] {
+        let identity = try await self.request("/v1/relay", method: .get).decode(RelayIdentity.self)
+        return Array(Data(base64Encoded: identity.relayID)!)
+    }
+
+    /// A fresh challenge: the nonce (as sent) and its bytes, and the relay id.
+    func challenge() async throws -> (nonce: String, nonceBytes: [UInt8], relayID: [UInt8]) {
+        let challenge = try await self.request("/v1/auth/challenge", method: .post).decode(ChallengeResponse.self)
+        return (
+            challenge.nonce, Array(Data(base64Encoded: challenge.nonce)!),
+            Array(Data(base64Encoded: challenge.relayID)!)
+        )
+    }
+
+    func registrationRequest(for user: TestIdentity, nickname: String? = nil) async throws -> RegistrationRequest {
+        try Self.registrationRequest(for: user, nickname: nickname, relayID: try await self.relayID())
+    }
+
+    static func registrationRequest(for user: TestIdentity, nickname: String? = nil, relayID: [UInt8]) throws
+        -> RegistrationRequest
+    {
         let name = try nickname.map { try Nickname($0) } ?? user.nickname
         return RegistrationRequest(
             token: user.token,
@@ -75,6 +96,7 @@ extension TestClientProtocol {
             publicKeys: user.publicKeys,
             privateRecord: try user.privateRecord(),
             proof: try RegistrationProof.sign(
+                relayID: relayID,
                 token: user.token,
                 nickname: name,
                 publicKeys: user.publicKeys,
@@ -88,7 +110,7 @@ extension TestClientProtocol {
         let response = try await self.request(
             "/v1/register",
             method: .post,
-            body: try jsonBody(try self.registrationRequest(for: user))
+            body: try jsonBody(try await self.registrationRequest(for: user))
         )
         #expect(response.status == .created, "registering \(user.nickname): \(response.errorMessage ?? "")")
         return response
@@ -96,10 +118,10 @@ extension TestClientProtocol {
 
     /// Challenge, sign, open a session; returns the bearer session.
     func login(_ user: TestIdentity) async throws -> String {
-        let challenge = try await self.request("/v1/auth/challenge", method: .post).decode(ChallengeResponse.self)
+        let challenge = try await self.challenge()
         let signature = try user.identity.signAuthentication(
-            relayID: Array(Data(base64Encoded: challenge.relayID)!),
-            nonce: Array(Data(base64Encoded: challenge.nonce)!),
+            relayID: challenge.relayID,
+            nonce: challenge.nonceBytes,
             token: user.token
         )
         let response = try await self.request(
@@ -109,6 +131,37 @@ extension TestClientProtocol {
         )
         #expect(response.status == .ok, "login of \(user.nickname): \(response.errorMessage ?? "")")
         return try response.decode(SessionResponse.self).session
+    }
+
+    /// Restores `nickname` with a fresh challenge signed by `keys`' restore key.
+    func restore(_ nickname: Nickname, keys: SecretKeys) async throws -> TestResponse {
+        let challenge = try await self.challenge()
+        let signature = try keys.signRestore(
+            relayID: challenge.relayID,
+            nonce: challenge.nonceBytes,
+            nickname: nickname
+        )
+        return try await self.request(
+            "/v1/restore",
+            method: .post,
+            body: try jsonBody(RestoreRequest(nickname: nickname, nonce: challenge.nonce, signature: signature.base64))
+        )
+    }
+
+    /// Deletes the session's account with a fresh deletion statement signed by `user`.
+    func deleteAccount(_ user: TestIdentity, session: String) async throws -> TestResponse {
+        let challenge = try await self.challenge()
+        let signature = try user.identity.signDeletion(
+            relayID: challenge.relayID,
+            nonce: challenge.nonceBytes,
+            token: user.token
+        )
+        return try await self.request(
+            "/v1/account/delete",
+            method: .post,
+            session: session,
+            body: try jsonBody(DeletionRequest(nonce: challenge.nonce, signature: signature.base64))
+        )
     }
 
     func send(_ envelope: Envelope, session: String) async throws -> TestResponse {

@@ -17,12 +17,14 @@ import WotsTesting
     }
 
     func registerAndLogin(_ user: TestIdentity, on relay: RelayProcess) async throws -> String {
+        let (_, identity) = try await relay.request("/v1/relay")
+        let relayID = try WireCoding.makeDecoder().decode(RelayIdentity.self, from: identity).relayID
         let registration = RegistrationRequest(
             token: user.token,
             nickname: user.nickname,
             publicKeys: user.publicKeys,
             privateRecord: try user.privateRecord(),
-            proof: try user.registrationProof().base64
+            proof: try user.registrationProof(relayID: Array(Data(base64Encoded: relayID)!)).base64
         )
         let (status, _) = try await relay.request(
             "/v1/register",
@@ -33,10 +35,27 @@ import WotsTesting
         return try await self.login(user, on: relay)
     }
 
+    func challenge(on relay: RelayProcess) async throws -> ChallengeResponse {
+        let (_, challengeData) = try await relay.request("/v1/auth/challenge", method: "POST")
+        return try WireCoding.makeDecoder().decode(ChallengeResponse.self, from: challengeData)
+    }
+
+    func deleteAccount(_ user: TestIdentity, session: String, on relay: RelayProcess) async throws -> Int {
+        let challenge = try await self.challenge(on: relay)
+        let signature = try user.identity.signDeletion(
+            relayID: Array(Data(base64Encoded: challenge.relayID)!),
+            nonce: Array(Data(base64Encoded: challenge.nonce)!),
+            token: user.token
+        )
+        let body = try WireCoding.makeEncoder().encode(
+            DeletionRequest(nonce: challenge.nonce, signature: signature.base64)
+        )
+        return try await relay.request("/v1/account/delete", method: "POST", session: session, body: body).0
+    }
+
     func login(_ user: TestIdentity, on relay: RelayProcess) async throws -> String {
         let decoder = WireCoding.makeDecoder()
-        let (_, challengeData) = try await relay.request("/v1/auth/challenge", method: "POST")
-        let challenge = try decoder.decode(ChallengeResponse.self, from: challengeData)
+        let challenge = try await self.challenge(on: relay)
         let signature = try user.identity.signAuthentication(
             relayID: Array(Data(base64Encoded: challenge.relayID)!),
             nonce: Array(Data(base64Encoded: challenge.nonce)!),
@@ -179,7 +198,7 @@ import WotsTesting
             let first = try WireCoding.makeEncoder().encode(try seal("before", from: alice, to: bob))
             #expect(try await nodeB.request("/v1/messages", method: "POST", session: aliceOnB, body: first).0 == 202)
 
-            #expect(try await nodeA.request("/v1/account", method: "DELETE", session: bobOnA).0 == 204)
+            #expect(try await self.deleteAccount(bob, session: bobOnA, on: nodeA) == 204)
 
             let deadline = ContinuousClock.now + .seconds(1)
             var sessionStatus = 0

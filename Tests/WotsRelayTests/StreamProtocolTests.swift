@@ -146,7 +146,7 @@ import WotsTesting
             try await socket.send(.subscribe(directory: false), ref: "off")
             #expect(await socket.next() == .frame(.subscribed(ref: "off", directory: false)))
             let mallorySession = try await relay.client.login(TestIdentities.mallory)
-            let deleted = try await relay.client.request("/v1/account", method: .delete, session: mallorySession)
+            let deleted = try await relay.client.deleteAccount(TestIdentities.mallory, session: mallorySession)
             #expect(deleted.status == .noContent)
             #expect(await socket.next(timeout: .milliseconds(300)) == .timedOut)
             await socket.close()

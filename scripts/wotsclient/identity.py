@@ -9,12 +9,13 @@ import secrets
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa
 
 from .encoding import b64, decode_token, encode_token, u16_bytes, unb64
 
-REGISTER_LABEL = b"wots-register-v1\x00"
+REGISTER_LABEL = b"wots-register-v2\x00"
 AUTH_LABEL = b"wots-auth-v1\x00"
+DELETE_LABEL = b"wots-delete-v1\x00"
 
 PSS = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
 OAEP = padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -108,14 +109,17 @@ class Identity:
         """RSA-OAEP (SHA-256, MGF1-SHA-256, empty label) with the encryption key."""
         return self.encryption_key.decrypt(wrapped, OAEP)
 
-    def registration_proof_bytes(self):
-        return (REGISTER_LABEL + self.token_bytes + u16_bytes(self.nickname.encode("utf-8"))
+    def registration_proof_bytes(self, relay_id):
+        return (REGISTER_LABEL + u16_bytes(relay_id) + self.token_bytes + u16_bytes(self.nickname.encode("utf-8"))
                 + u16_bytes(self.signing_der) + u16_bytes(self.encryption_der))
 
-    def registration_request(self, kdf=(1024, 8, 1)):
-        """The `POST /v1/register` body. The private record holds random sealed bytes: the relay only stores it,
-        and these tests never restore. Cheap scrypt parameters keep it within the relay's accepted bounds."""
+    def registration_request(self, relay_id, kdf=(32768, 8, 1)):
+        """The `POST /v1/register` body for the relay `relay_id`. The private record holds random sealed bytes and a
+        random restore key: the relay only stores them, and these tests never restore. The scrypt parameters must be
+        within the bounds the relay accepts (N at least 2^15, r at least 8)."""
         n, r, p = kdf
+        restore_key = ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         return {
             "token": self.token,
             "nickname": self.nickname,
@@ -124,10 +128,13 @@ class Identity:
                 "token": self.token,
                 "keyDerivation": {"salt": b64(os.urandom(16)), "n": n, "r": r, "p": p},
                 "sealedPrivateKeys": b64(b"\x01" + os.urandom(12 + 64 + 16)),
-                "secretVerifier": b64(hashlib.sha256(os.urandom(32)).digest()),
+                "secretVerifier": b64(restore_key),
             },
-            "proof": b64(self.sign(self.registration_proof_bytes())),
+            "proof": b64(self.sign(self.registration_proof_bytes(relay_id))),
         }
+
+    def deletion_bytes(self, relay_id, nonce):
+        return DELETE_LABEL + u16_bytes(relay_id) + u16_bytes(nonce) + self.token_bytes
 
     def login_bytes(self, relay_id, nonce):
         return AUTH_LABEL + u16_bytes(relay_id) + u16_bytes(nonce) + self.token_bytes

@@ -143,9 +143,14 @@ class RelayClient:
     def readyz(self, timeout=None):
         return self.request("GET", "/readyz", timeout=timeout)
 
+    def relay_id(self):
+        """`GET /v1/relay`; the relay's id as bytes (signed by registration proofs)."""
+        return unb64(self._expect("relay id", self.request("GET", "/v1/relay"), 200)["relayID"])
+
     def register(self, identity):
         """`POST /v1/register`; returns the DirectoryEntry."""
-        return self._expect("register", self.request("POST", "/v1/register", identity.registration_request()), 201)
+        request = identity.registration_request(self.relay_id())
+        return self._expect("register", self.request("POST", "/v1/register", request), 201)
 
     def directory_entry(self, token):
         return self._expect("directory", self.request("GET", f"/v1/directory/token/{token}"), 200)
@@ -190,5 +195,8 @@ class RelayClient:
         """Acknowledges MessageRefs (format: wotsclient.acks); returns how many the relay deleted."""
         return self._expect("ack", self.ack_response(session, refs, timeout), 200)["acknowledged"]
 
-    def delete_account(self, session, timeout=None):
-        return self.request("DELETE", "/v1/account", session=session, timeout=timeout)
+    def delete_account(self, identity, session, timeout=None):
+        """`POST /v1/account/delete` with a fresh deletion statement signed by `identity`."""
+        relay_id, nonce = self.challenge()
+        body = {"nonce": b64(nonce), "signature": b64(identity.sign(identity.deletion_bytes(relay_id, nonce)))}
+        return self.request("POST", "/v1/account/delete", body, session=session, timeout=timeout)

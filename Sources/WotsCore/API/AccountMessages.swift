@@ -12,18 +12,36 @@ public struct RestoreParametersResponse: Sendable, Hashable, Codable {
     public init(keyDerivation: KeyDerivationParameters) { self.keyDerivation = keyDerivation }
 }
 
-/// `POST /v1/restore` body: proof of the secret, as the authentication key derived from it (base64).
+/// `POST /v1/restore` body: a challenge signed with the restore key derived from the secret (see SECURITY.md).
 public struct RestoreRequest: Sendable, Hashable, Codable {
     public var nickname: Nickname
-    public var authenticationKey: String
+    /// The nonce exactly as `POST /v1/auth/challenge` gave it (base64).
+    public var nonce: String
+    /// Ed25519 signature (base64) over the restore bytes of SECURITY.md.
+    public var signature: String
 
-    public init(nickname: Nickname, authenticationKey: String) {
+    public init(nickname: Nickname, nonce: String, signature: String) {
         self.nickname = nickname
-        self.authenticationKey = authenticationKey
+        self.nonce = nonce
+        self.signature = signature
     }
 }
 
-/// `POST /v1/restore` answer, and `GET /v1/private`'s: the directory entry and the sealed private record.
+/// `POST /v1/account/delete` body: a challenge signed with the identity's signing key, so a session alone cannot
+/// delete an account.
+public struct DeletionRequest: Sendable, Hashable, Codable {
+    /// The nonce exactly as `POST /v1/auth/challenge` gave it (base64).
+    public var nonce: String
+    /// RSA-PSS signature (base64) over the deletion bytes of SECURITY.md.
+    public var signature: String
+
+    public init(nonce: String, signature: String) {
+        self.nonce = nonce
+        self.signature = signature
+    }
+}
+
+/// `POST /v1/restore` answer: the directory entry and the sealed private record.
 public struct AccountResponse: Sendable, Hashable, Codable {
     public var entry: DirectoryEntry
     public var privateRecord: PrivateRecord

@@ -40,3 +40,12 @@ public struct SessionResponse: Sendable, Hashable, Codable {
         self.expiresAt = expiresAt
     }
 }
+
+/// `GET /v1/relay` answer: the relay's permanent random id, which clients pin at registration and which every
+/// challenge answer and registration proof signs.
+public struct RelayIdentity: Sendable, Hashable, Codable {
+    /// Standard base64.
+    public var relayID: String
+
+    public init(relayID: String) { self.relayID = relayID }
+}
