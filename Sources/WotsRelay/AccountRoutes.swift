@@ -64,14 +64,16 @@ struct AccountRoutes: Sendable {
                 )
             }
         }
-        let (nonce, signature) = try await self.authenticator.consume(nonce: body.nonce, signature: body.signature)
+        let answer = try self.authenticator.answer(nonce: body.nonce, signature: body.signature)
+        // Spent before the check: every guess at the secret costs the guesser a challenge and a scrypt run.
+        try await self.authenticator.spend(answer)
         let (entry, record) = try await self.account(nickname: body.nickname)
         guard
             RestoreProof.verify(
-                signature: signature,
+                signature: answer.signature,
                 secretVerifier: record.secretVerifier,
                 relayID: self.authenticator.relayID,
-                nonce: nonce,
+                nonce: answer.nonce,
                 nickname: entry.nickname
             )
         else {
@@ -82,20 +84,21 @@ struct AccountRoutes: Sendable {
 
     /// Deletes the session's account once its signing key signed a fresh deletion statement.
     private func delete(token: Token, _ body: DeletionRequest) async throws {
-        let (nonce, signature) = try await self.authenticator.consume(nonce: body.nonce, signature: body.signature)
+        let answer = try self.authenticator.answer(nonce: body.nonce, signature: body.signature)
         guard let current = try await self.storage.directory.entry(token: token) else {
             throw WotsError(.unknownToken, "token \(token) has no account")
         }
         guard
             current.publicKeys.verifyDeletion(
-                signature: signature,
+                signature: answer.signature,
                 relayID: self.authenticator.relayID,
-                nonce: nonce,
+                nonce: answer.nonce,
                 token: token
             )
         else {
             throw WotsError(.badProof, "deleting an account needs a fresh deletion statement signed by its signing key")
         }
+        try await self.authenticator.spend(answer)
         let entry = try await self.storage.accounts.deleteAccount(token: token)
         self.accounts.accountChanged(token)
         self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))

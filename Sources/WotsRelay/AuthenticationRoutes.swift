@@ -20,7 +20,7 @@ struct AuthenticationRoutes: Sendable {
                     retryAfterSeconds: wait
                 )
             }
-            return try JSONBody.response(try await self.authenticator.challenge())
+            return try JSONBody.response(self.authenticator.challenge())
         }
         router.post("/v1/auth/session") { request, _ in
             let body = try await JSONBody.decode(SessionRequest.self, from: request, limit: 16_384)

@@ -6,25 +6,26 @@ import WotsStorage
 /// Challenge–response login and bearer sessions, backed by the shared authentication repository so that every
 /// relay process on one database accepts the same sessions and consumes each nonce once.
 struct Authenticator: Sendable {
-    static let nonceSize = 32
     static let sessionSize = 32
 
     let relayID: [UInt8]
+    let minter: ChallengeMinter
     let storage: RelayStorage
     let accounts: AccountCache
     let configuration: RelayConfiguration
 
-    /// Issues a single-use nonce.
-    func challenge(now: Date = Date()) async throws -> ChallengeResponse {
-        let nonce = SecureRandom.bytes(Self.nonceSize)
+    /// Issues a single-use nonce; nothing is stored until it is answered.
+    func challenge(now: Date = Date()) -> ChallengeResponse {
         let expiresAt = now.addingTimeInterval(self.configuration.challengeLifetime.seconds)
-        try await self.storage.authentication.storeChallenge(nonce, expiresAt: expiresAt)
+        let nonce = self.minter.mint(expiresAt: expiresAt)
         return ChallengeResponse(nonce: nonce.base64, relayID: self.relayID.base64, expiresAt: expiresAt)
     }
 
-    /// Checks a signed challenge and opens a session. The nonce is consumed first, so a refused attempt burns it.
+    /// Checks a signed challenge and opens a session. Only a login whose signature verifies writes anything: the
+    /// used nonce, then the session.
     func openSession(_ request: SessionRequest, now: Date = Date()) async throws -> SessionResponse {
-        let (nonce, signature) = try await self.consume(nonce: request.nonce, signature: request.signature, now: now)
+        let answer = try self.answer(nonce: request.nonce, signature: request.signature, now: now)
+        let (nonce, signature) = (answer.nonce, answer.signature)
         guard let entry = try await self.storage.directory.entry(token: request.token) else {
             throw WotsError(.unknownToken, "token \(request.token) is not registered")
         }
@@ -42,6 +43,7 @@ struct Authenticator: Sendable {
                 "the challenge signature does not verify with the token's key"
             )
         }
+        try await self.spend(answer)
         let secret = SecureRandom.bytes(Self.sessionSize)
         let expiresAt = now.addingTimeInterval(self.configuration.sessionLifetime.seconds)
         try await self.storage.authentication.storeSession(
@@ -52,21 +54,37 @@ struct Authenticator: Sendable {
         return SessionResponse(session: Self.spell(secret), expiresAt: expiresAt)
     }
 
-    /// Decodes a challenge answer and consumes its nonce: whatever the answer proves, it is checked once.
-    /// - Returns: the nonce and the signature bytes.
+    /// A decoded answer to one of this relay's challenges.
+    struct Answer: Sendable {
+        var nonce: [UInt8]
+        var signature: [UInt8]
+        var expiresAt: Date
+    }
+
+    /// Decodes a challenge answer and checks that the nonce is this relay's and unexpired (nothing is read or
+    /// written); `spend(_:)` then makes sure it is answered once.
     /// - Throws: `invalid_nonce`, `invalid_signature` for malformed fields; `challenge_invalid` when the nonce is
-    ///   unknown, used or expired.
-    func consume(nonce: String, signature: String, now: Date = Date()) async throws -> ([UInt8], [UInt8]) {
-        guard let nonceBytes = Data(base64Encoded: nonce).map(Array.init), nonceBytes.count == Self.nonceSize else {
-            throw WotsError(.invalidNonce, "nonce is not the base64 of a 32-byte challenge")
+    ///   not this relay's or expired.
+    func answer(nonce: String, signature: String, now: Date = Date()) throws -> Answer {
+        guard let nonceBytes = Data(base64Encoded: nonce).map(Array.init), nonceBytes.count == ChallengeMinter.size
+        else {
+            throw WotsError(.invalidNonce, "nonce is not the base64 of a \(ChallengeMinter.size)-byte challenge")
         }
         guard let signatureBytes = Data(base64Encoded: signature).map(Array.init), !signatureBytes.isEmpty else {
             throw WotsError(.invalidSignature, "signature is not standard base64")
         }
-        guard try await self.storage.authentication.consumeChallenge(nonceBytes, now: now) else {
-            throw WotsError(.challengeInvalid, "the challenge is unknown, already used or expired")
+        guard let expiresAt = self.minter.expiry(of: nonceBytes, now: now) else {
+            throw WotsError(.challengeInvalid, "the challenge is not this relay's, or expired")
         }
-        return (nonceBytes, signatureBytes)
+        return Answer(nonce: nonceBytes, signature: signatureBytes, expiresAt: expiresAt)
+    }
+
+    /// Records the answer's nonce as used.
+    /// - Throws: `challenge_invalid` when it was answered before (here or at another process on the database).
+    func spend(_ answer: Answer) async throws {
+        guard try await self.storage.authentication.useChallenge(answer.nonce, expiresAt: answer.expiresAt) else {
+            throw WotsError(.challengeInvalid, "the challenge was answered already")
+        }
     }
 
     /// The token of a live session, or a 401 that says why.

@@ -16,6 +16,7 @@ public struct Relay: Sendable {
     public let metrics: RelayMetrics
     /// The relay's random id, signed into every login so a login here is useless at another relay.
     public let relayID: [UInt8]
+    let challengeMinter: ChallengeMinter
     let logger: Logger
     let sendLimiter: TokenBucketLimiter
     let accounts: AccountCache
@@ -36,6 +37,13 @@ public struct Relay: Sendable {
         self.bus = bus
         self.metrics = RelayMetrics()
         self.relayID = try await storage.authentication.relayID(storingIfAbsent: SecureRandom.bytes(16))
+        self.challengeMinter = ChallengeMinter(
+            key: try await storage.authentication.relaySecret(
+                named: ChallengeMinter.keyName,
+                storingIfAbsent: SecureRandom.bytes(32)
+            ),
+            relayID: self.relayID
+        )
         self.logger = logger
         self.sendLimiter = TokenBucketLimiter(limit: configuration.sendRate)
         self.accounts = AccountCache(storage: storage, bus: bus, lifetime: configuration.accountCacheLifetime)
@@ -170,6 +178,7 @@ public struct Relay: Sendable {
     private func makeAuthenticator() -> Authenticator {
         Authenticator(
             relayID: self.relayID,
+            minter: self.challengeMinter,
             storage: self.storage,
             accounts: self.accounts,
             configuration: self.configuration

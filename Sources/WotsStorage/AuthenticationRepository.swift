@@ -6,12 +6,13 @@ public protocol AuthenticationRepository: Sendable {
     /// The relay's id: `candidate` is stored if none exists yet; the stored one is returned either way.
     func relayID(storingIfAbsent candidate: [UInt8]) async throws -> [UInt8]
 
-    /// Remembers a challenge nonce until it expires.
-    func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws
+    /// A secret the relay keeps for itself under `name` (the challenge MAC key): `candidate` is stored if nothing
+    /// is stored under that name yet; the stored one is returned either way.
+    func relaySecret(named name: String, storingIfAbsent candidate: [UInt8]) async throws -> [UInt8]
 
-    /// Removes a challenge and says whether it existed and had not expired at `now`. A nonce is consumed at most
-    /// once, even by several relay processes racing for it.
-    func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool
+    /// Records that a challenge nonce has been answered, until it expires, and says whether this was the first
+    /// answer. Of several relay processes racing with one nonce, exactly one gets true.
+    func useChallenge(_ nonce: [UInt8], expiresAt: Date) async throws -> Bool
 
     /// Remembers a session by the hash of its bearer secret (the secret itself is never stored).
     func storeSession(hash: [UInt8], token: Token, expiresAt: Date) async throws

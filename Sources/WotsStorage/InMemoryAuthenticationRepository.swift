@@ -11,6 +11,7 @@ public final class InMemoryAuthenticationRepository: AuthenticationRepository {
 
     private struct State {
         var relayID: [UInt8]?
+        var secrets: [String: [UInt8]] = [:]
         var challenges: [[UInt8]: Date] = [:]
         var sessions: [[UInt8]: Session] = [:]
     }
@@ -28,14 +29,19 @@ public final class InMemoryAuthenticationRepository: AuthenticationRepository {
         }
     }
 
-    public func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws {
-        self.state.withLock { $0.challenges[nonce] = expiresAt }
+    public func relaySecret(named name: String, storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
+        self.state.withLock { state in
+            if let existing = state.secrets[name] { return existing }
+            state.secrets[name] = candidate
+            return candidate
+        }
     }
 
-    public func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool {
+    public func useChallenge(_ nonce: [UInt8], expiresAt: Date) async throws -> Bool {
         self.state.withLock { state in
-            guard let expiresAt = state.challenges.removeValue(forKey: nonce) else { return false }
-            return expiresAt > now
+            guard state.challenges[nonce] == nil else { return false }
+            state.challenges[nonce] = expiresAt
+            return true
         }
     }
 

@@ -30,25 +30,33 @@ public struct PostgresAuthenticationRepository: AuthenticationRepository {
         }
     }
 
-    public func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws {
-        try await self.database.withErrorMapping("store a login challenge") {
+    public func relaySecret(named name: String, storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
+        try await self.database.withErrorMapping("store a relay secret") {
             try await self.database.client.query(
-                """
-                INSERT INTO auth_challenges (nonce, expires_at) VALUES (\(Data(nonce)), \(expiresAt))
-                ON CONFLICT (nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                """,
+                "INSERT INTO relay_secrets (name, value) VALUES (\(name), \(Data(candidate))) ON CONFLICT DO NOTHING",
                 logger: self.database.queryLogger
             )
+            let rows = try await self.database.client.query(
+                "SELECT value FROM relay_secrets WHERE name = \(name)",
+                logger: self.database.queryLogger
+            ).collect()
+            guard let stored = try rows.first?.decode(Data.self) else {
+                throw WotsError(.storageCorrupted, "the relay secret \(name) vanished after it was stored")
+            }
+            return Array(stored)
         }
     }
 
-    public func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool {
-        try await self.database.withErrorMapping("consume a login challenge") {
+    public func useChallenge(_ nonce: [UInt8], expiresAt: Date) async throws -> Bool {
+        try await self.database.withErrorMapping("record an answered challenge") {
             let rows = try await self.database.client.query(
-                "DELETE FROM auth_challenges WHERE nonce = \(Data(nonce)) RETURNING expires_at > \(now)",
+                """
+                INSERT INTO auth_challenges (nonce, expires_at) VALUES (\(Data(nonce)), \(expiresAt))
+                ON CONFLICT (nonce) DO NOTHING RETURNING true
+                """,
                 logger: self.database.queryLogger
             ).collect()
-            return try rows.first?.decode(Bool.self) ?? false
+            return !rows.isEmpty
         }
     }
 

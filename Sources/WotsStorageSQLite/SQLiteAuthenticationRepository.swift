@@ -27,28 +27,33 @@ public struct SQLiteAuthenticationRepository: AuthenticationRepository {
         }
     }
 
-    public func storeChallenge(_ nonce: [UInt8], expiresAt: Date) async throws {
-        try await self.database.write("store a challenge") { db in
+    public func relaySecret(named name: String, storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
+        try await self.database.write("store a relay secret") { db in
             try db.execute(
-                sql: """
-                    INSERT INTO auth_challenges (nonce, expires_at_ms) VALUES (?, ?)
-                    ON CONFLICT (nonce) DO UPDATE SET expires_at_ms = excluded.expires_at_ms
-                    """,
-                arguments: [Data(nonce), expiresAt.millisecondsSince1970]
+                sql: "INSERT INTO relay_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                arguments: [name, Data(candidate)]
             )
+            guard
+                let stored = try Data.fetchOne(
+                    db,
+                    sql: "SELECT value FROM relay_secrets WHERE name = ?",
+                    arguments: [name]
+                )
+            else {
+                throw WotsError(.storageCorrupted, "the relay secret \(name) vanished while it was being stored")
+            }
+            return [UInt8](stored)
         }
     }
 
-    public func consumeChallenge(_ nonce: [UInt8], now: Date) async throws -> Bool {
-        try await self.database.write("consume a challenge") { db in
-            // The write lock makes the DELETE atomic: of several racing callers, one gets the row.
-            let expiresAt = try Int64.fetchOne(
-                db,
-                sql: "DELETE FROM auth_challenges WHERE nonce = ? RETURNING expires_at_ms",
-                arguments: [Data(nonce)]
+    public func useChallenge(_ nonce: [UInt8], expiresAt: Date) async throws -> Bool {
+        try await self.database.write("record an answered challenge") { db in
+            // The write lock makes the insert atomic: of several racing callers, one inserts the row.
+            try db.execute(
+                sql: "INSERT INTO auth_challenges (nonce, expires_at_ms) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING",
+                arguments: [Data(nonce), expiresAt.millisecondsSince1970]
             )
-            guard let expiresAt else { return false }
-            return expiresAt > now.millisecondsSince1970
+            return db.changesCount == 1
         }
     }
 

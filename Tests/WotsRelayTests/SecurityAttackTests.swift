@@ -4,9 +4,10 @@ import HummingbirdTesting
 import Testing
 import WotsCore
 import WotsCrypto
-import WotsRelay
 import WotsStorage
 import WotsTesting
+
+@testable import WotsRelay
 
 /// Each test plays one attack from SECURITY.md's attacker list and shows the relay refusing it.
 @Suite struct SecurityAttackTests {
@@ -105,7 +106,8 @@ import WotsTesting
                 session: bobSession,
                 body: statement
             )
-            #expect(replayed.errorCode == .challengeInvalid)
+            #expect(replayed.status != .noContent)
+            #expect(try await harness.relay.storage.directory.entry(token: TestIdentities.bob.token) != nil)
         }
     }
 
@@ -187,6 +189,60 @@ import WotsTesting
             let flooded = try await client.request("/v1/auth/challenge", method: .post)
             #expect(flooded.status == .tooManyRequests)
             #expect(flooded.headers[.retryAfter] != nil)
+        }
+    }
+}
+
+/// Challenges cost the relay no write until they are answered, and only its own unexpired ones are accepted.
+@Suite struct StatelessChallengeTests {
+    let minter = ChallengeMinter(key: Array(repeating: 7, count: 32), relayID: Array("relay".utf8))
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aMintedNonceIsAcceptedUntilItExpires() {
+        let nonce = minter.mint(expiresAt: now.addingTimeInterval(60))
+        #expect(nonce.count == ChallengeMinter.size)
+        #expect(minter.expiry(of: nonce, now: now) != nil)
+        #expect(minter.expiry(of: nonce, now: now.addingTimeInterval(61)) == nil)
+    }
+
+    @Test func aForgedOrAlteredNonceIsRefused() {
+        var nonce = minter.mint(expiresAt: now.addingTimeInterval(60))
+        nonce[20] ^= 1  // a later expiry
+        #expect(minter.expiry(of: nonce, now: now) == nil)
+        let otherRelay = ChallengeMinter(key: minter.key, relayID: Array("another relay".utf8))
+        #expect(otherRelay.expiry(of: minter.mint(expiresAt: now.addingTimeInterval(60)), now: now) == nil)
+        #expect(minter.expiry(of: Array(repeating: 0, count: ChallengeMinter.size), now: now) == nil)
+    }
+
+    @Test func askingForChallengesWritesNothing() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            for _ in 0..<50 {
+                let response = try await client.request("/v1/auth/challenge", method: .post)
+                #expect(response.status == .ok)
+            }
+            let stored = try await harness.relay.storage.authentication.sweepExpired(now: .distantFuture)
+            #expect(stored == 0)
+        }
+    }
+
+    @Test func aLoginAnsweredTwiceIsRefusedTheSecondTime() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            let alice = TestIdentities.alice
+            try await client.register(alice)
+            let challenge = try await client.challenge()
+            let signature = try alice.identity.signAuthentication(
+                relayID: challenge.relayID,
+                nonce: challenge.nonceBytes,
+                token: alice.token
+            )
+            let body = try jsonBody(
+                SessionRequest(token: alice.token, nonce: challenge.nonce, signature: signature.base64)
+            )
+            #expect(try await client.request("/v1/auth/session", method: .post, body: body).status == .ok)
+            let replayed = try await client.request("/v1/auth/session", method: .post, body: body)
+            #expect(replayed.errorCode == .challengeInvalid)
         }
     }
 }

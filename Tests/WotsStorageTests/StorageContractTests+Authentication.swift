@@ -5,27 +5,26 @@ import WotsStorage
 
 extension StorageContractTests {
     @Test(arguments: StorageBackendKind.allCases)
-    func aChallengeCanBeConsumedOnlyOnce(kind: StorageBackendKind) async throws {
+    func aChallengeCanBeAnsweredOnlyOnce(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
-            let nonce = TestValues.randomBytes(32)
-            let now = TestValues.time()
-            try await backend.authentication.storeChallenge(nonce, expiresAt: now.addingTimeInterval(60))
-            #expect(try await backend.authentication.consumeChallenge(nonce, now: now) == true)
-            #expect(try await backend.authentication.consumeChallenge(nonce, now: now) == false)
-            #expect(try await backend.authentication.consumeChallenge(TestValues.randomBytes(32), now: now) == false)
+            let nonce = TestValues.randomBytes(40)
+            let expiresAt = TestValues.time().addingTimeInterval(60)
+            let first = try await backend.authentication.useChallenge(nonce, expiresAt: expiresAt)
+            #expect(first == true)
+            #expect(try await backend.authentication.useChallenge(nonce, expiresAt: expiresAt) == false)
+            #expect(try await backend.authentication.useChallenge(TestValues.randomBytes(40), expiresAt: expiresAt))
         }
     }
 
     @Test(arguments: StorageBackendKind.allCases)
-    func racingConsumersOfOneChallengeHaveOneWinner(kind: StorageBackendKind) async throws {
+    func racingAnswersToOneChallengeHaveOneWinner(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
-            let nonce = TestValues.randomBytes(32)
-            let now = TestValues.time()
-            try await backend.authentication.storeChallenge(nonce, expiresAt: now.addingTimeInterval(60))
+            let nonce = TestValues.randomBytes(40)
+            let expiresAt = TestValues.time().addingTimeInterval(60)
             let authentication = backend.authentication
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await authentication.consumeChallenge(nonce, now: now) }
+                    group.addTask { try await authentication.useChallenge(nonce, expiresAt: expiresAt) }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
@@ -34,15 +33,17 @@ extension StorageContractTests {
     }
 
     @Test(arguments: StorageBackendKind.allCases)
-    func anExpiredChallengeIsRefusedAndGone(kind: StorageBackendKind) async throws {
+    func aRelaySecretIsStoredOncePerName(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
-            let nonce = TestValues.randomBytes(32)
-            let now = TestValues.time()
-            try await backend.authentication.storeChallenge(nonce, expiresAt: now)
-            #expect(try await backend.authentication.consumeChallenge(nonce, now: now.addingTimeInterval(1)) == false)
-            try await backend.authentication.storeChallenge(nonce, expiresAt: now.addingTimeInterval(60))
-            #expect(try await backend.authentication.consumeChallenge(nonce, now: now.addingTimeInterval(61)) == false)
-            #expect(try await backend.authentication.consumeChallenge(nonce, now: now) == false)
+            let first = TestValues.randomBytes(32)
+            let stored = try await backend.authentication.relaySecret(named: "challenge-mac", storingIfAbsent: first)
+            let again = try await backend.authentication.relaySecret(
+                named: "challenge-mac",
+                storingIfAbsent: TestValues.randomBytes(32)
+            )
+            let other = TestValues.randomBytes(32)
+            #expect(stored == first && again == first)
+            #expect(try await backend.authentication.relaySecret(named: "other", storingIfAbsent: other) == other)
         }
     }
 
@@ -89,11 +90,11 @@ extension StorageContractTests {
             let now = TestValues.time()
             let live = TestValues.randomBytes(32)
             let liveSession = TestValues.randomBytes(32)
-            try await backend.authentication.storeChallenge(
+            _ = try await backend.authentication.useChallenge(
                 TestValues.randomBytes(32),
                 expiresAt: now.addingTimeInterval(-1)
             )
-            try await backend.authentication.storeChallenge(live, expiresAt: now.addingTimeInterval(60))
+            _ = try await backend.authentication.useChallenge(live, expiresAt: now.addingTimeInterval(60))
             try await backend.authentication.storeSession(
                 hash: TestValues.randomBytes(32),
                 token: TestValues.token(),
@@ -109,7 +110,10 @@ extension StorageContractTests {
             #expect(try await backend.authentication.sweepExpired(now: now) == 2)
             #expect(try await backend.authentication.sweepExpired(now: now) == 0)
             #expect(try await backend.authentication.session(hash: liveSession, now: now)?.token == alice)
-            #expect(try await backend.authentication.consumeChallenge(live, now: now) == true)
+            #expect(
+                try await backend.authentication.useChallenge(live, expiresAt: now.addingTimeInterval(60)) == false,
+                "a live answered challenge is still remembered"
+            )
         }
     }
 
