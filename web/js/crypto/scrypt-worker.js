@@ -27,7 +27,8 @@ export async function handleScryptRequest(request, post) {
         const keys = await SecretKeys.derive(request.secret, parameters, {
             onProgress: (fraction) => post({ id, type: 'progress', fraction }),
         });
-        const { encryptionKey, authenticationKey, secretVerifier } = keys;
+        const { encryptionKey, authenticationKey } = keys;
+        const secretVerifier = await keys.secretVerifier();
         post({ id, type: 'result', encryptionKey, authenticationKey, secretVerifier });
     } catch (error) {
         post({ id, type: 'error', code: error.code ?? 'malformed', reason: error.message });
