@@ -33,7 +33,6 @@ export async function ed25519KeyFromSeed(seed) {
         const exportable = await crypto.subtle.importKey('pkcs8', pkcs8, ed25519, true, ['sign']);
         const jwk = await crypto.subtle.exportKey('jwk', exportable);
         const publicKey = fromBase64URL(jwk.x);
-        jwk.d = '';
         const privateKey = await crypto.subtle.importKey('pkcs8', pkcs8, ed25519, false, ['sign']);
         if (publicKey === null || publicKey.length !== ed25519PublicKeySize) {
             throw new Error('the exported Ed25519 public key is not 32 bytes');
