@@ -84,7 +84,7 @@ describe('in headless Chromium', { skip }, () => {
 
     test('the page ran and reported', () => {
         assert.ok(Array.isArray(outcome?.results), `no results from ${browser}: ${JSON.stringify(outcome)}\n${stderr.slice(-2000)}`);
-        assert.ok(outcome.results.length >= 9, `${outcome.results.length} checks reported`);
+        assert.ok(outcome.results.length >= 10, `${outcome.results.length} checks reported`);
     });
 
     const expected = [
@@ -92,6 +92,7 @@ describe('in headless Chromium', { skip }, () => {
         'the committed envelope vector opens to its plaintext',
         'an envelope sealed here opens here, and tampering is refused',
         'fresh identity keys sign a registration proof that verifies',
+        'the restore key (Ed25519 in WebCrypto) gives the RFC 8032 public key and a restore signature that verifies',
         'public keys with a trailing byte are refused',
         'a private record seals and opens (NFC), and refuses another secret',
         'the scrypt worker runs as a module worker and reports progress, then the keys',

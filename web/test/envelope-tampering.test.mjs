@@ -62,7 +62,8 @@ describe('opening refuses a changed envelope, naming the first check that fails'
         ['sender fingerprint', 33, 'sender_key_mismatch'],
         ['recipient token', 65, 'not_for_me'],
         ['recipient fingerprint', 81, 'not_for_me'],
-        ['sent at (high byte)', 113, 'bad_signature'],
+        // Byte 113, the highest, would put sentAt beyond 2^53 − 1: parsing refuses that (envelope.test.mjs).
+        ['sent at (second byte, still below 2^53)', 114, 'bad_signature'],
         ['sent at (low byte)', 120, 'bad_signature'],
         ['wrapped key', wrappedKeyAt + 100, 'bad_signature'],
         ['nonce', nonceAt + 5, 'bad_signature'],
@@ -207,11 +208,11 @@ describe('parsing refuses truncated and garbage binary forms', () => {
         assert.throws(() => Envelope.fromSerialized(envelope.serialized), (error) => error.code === 'malformed_envelope' && /nonce is 11 bytes/.test(error.message));
     });
 
-    test('random garbage → malformed_envelope or unsupported_version, never anything else', () => {
+    test('random garbage → malformed_envelope, unsupported_version or sent_at_out_of_range, never anything else', () => {
         for (let round = 0; round < 500; round++) {
             const garbage = crypto.getRandomValues(new Uint8Array(1 + (round % 1200)));
             if (round % 2 === 0) garbage[0] = EnvelopeHeader.currentVersion;
-            assert.throws(() => Envelope.fromSerialized(garbage), (error) => error instanceof DomainError && ['malformed_envelope', 'unsupported_version'].includes(error.code));
+            assert.throws(() => Envelope.fromSerialized(garbage), (error) => error instanceof DomainError && ['malformed_envelope', 'unsupported_version', 'sent_at_out_of_range'].includes(error.code));
         }
     });
 });
@@ -226,7 +227,10 @@ describe('the JSON form refuses bad fields', () => {
         ['a short fingerprint', { recipientFingerprint: 'abcd' }, 'invalid_fingerprint'],
         ['a negative sentAt', { sentAt: -1 }, 'malformed_envelope'],
         ['a fractional sentAt', { sentAt: 1.5 }, 'malformed_envelope'],
-        ['a sentAt JSON cannot carry exactly', { sentAt: 2 ** 53 + 2 }, 'malformed_envelope'],
+        ['a sentAt of 2^53', { sentAt: 2 ** 53 }, 'sent_at_out_of_range'],
+        ['a sentAt JSON cannot carry exactly', { sentAt: 2 ** 53 + 2 }, 'sent_at_out_of_range'],
+        ['a sentAt of 1e300', { sentAt: 1e300 }, 'sent_at_out_of_range'],
+        ['a sentAt as text', { sentAt: '5' }, 'malformed_envelope'],
         ['an 11-byte nonce', { nonce: 'AAAAAAAAAAAAAAA=' }, 'malformed_envelope'],
         ['base64url', { signature: vector.envelope.signature.replaceAll('+', '-').replaceAll('/', '_') }, 'malformed_envelope'],
         ['a missing ciphertext', { ciphertext: undefined }, 'malformed_envelope'],

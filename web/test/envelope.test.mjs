@@ -89,19 +89,45 @@ describe('sealing', () => {
         assert.match(first.header.messageID, /^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
     });
 
-    test('carries sentAt as a u64: dates, numbers and BigInts beyond 2^53 in the binary form', async () => {
+    test('carries sentAt as a u64 of at most 2^53 − 1 ms: dates, numbers and BigInts, in both forms', async () => {
         const seal = (sentAt) => sealFromAlice({ plaintext: utf8('t'), sentAt });
+        assert.equal(EnvelopeHeader.maximumSentAtMilliseconds, 2n ** 53n - 1n);
         assert.equal((await seal(new Date('2030-01-02T03:04:05.678Z'))).header.sentAtMilliseconds, 1893553445678n);
-        const far = await seal(2n ** 64n - 1n);
-        const reparsed = Envelope.fromSerialized(far.serialized);
-        assert.equal(reparsed.header.sentAtMilliseconds, 2n ** 64n - 1n);
-        assert.equal((await openAsBob(reparsed)).header.sentAtMilliseconds, 2n ** 64n - 1n);
-        assert.throws(() => far.toJSON(), (error) => error instanceof DomainError && error.code === 'malformed_envelope');
-        const edge = await seal(2n ** 53n);
-        assert.equal(edge.toJSON().sentAt, 2 ** 53);
-        assert.equal(Envelope.fromJSON(JSON.parse(JSON.stringify(edge))).header.sentAtMilliseconds, 2n ** 53n);
-        await assert.rejects(seal(2n ** 64n), (error) => error.code === 'malformed_envelope');
+        const edge = await seal(2n ** 53n - 1n);
+        const reparsed = Envelope.fromSerialized(edge.serialized);
+        assert.equal(reparsed.header.sentAtMilliseconds, 2n ** 53n - 1n);
+        assert.equal((await openAsBob(reparsed)).header.sentAtMilliseconds, 2n ** 53n - 1n);
+        assert.equal(edge.toJSON().sentAt, 2 ** 53 - 1);
+        assert.equal(Envelope.fromJSON(JSON.parse(JSON.stringify(edge))).header.sentAtMilliseconds, 2n ** 53n - 1n);
+        for (const beyond of [2n ** 53n, 2 ** 53, 2n ** 64n - 1n, 2n ** 64n]) {
+            await assert.rejects(seal(beyond), (error) => error instanceof DomainError && error.code === 'sent_at_out_of_range', String(beyond));
+        }
         await assert.rejects(seal(-1), (error) => error.code === 'malformed_envelope');
+    });
+
+    test('a binary envelope whose sentAt is beyond 2^53 − 1 → sent_at_out_of_range, before any signature check', async () => {
+        const bytes = (await sealFromAlice({ plaintext: utf8('t'), sentAt: 5 })).serialized.slice();
+        const view = new DataView(bytes.buffer, bytes.byteOffset + 113, 8);
+        for (const beyond of [2n ** 53n, 2n ** 64n - 1n]) {
+            view.setBigUint64(0, beyond);
+            assert.throws(() => Envelope.fromSerialized(bytes), (error) => error instanceof DomainError && error.code === 'sent_at_out_of_range', String(beyond));
+        }
+        view.setBigUint64(0, 2n ** 53n - 1n);
+        assert.equal(Envelope.fromSerialized(bytes).header.sentAtMilliseconds, 2n ** 53n - 1n);
+    });
+
+    test('an envelope Python sealed with sentAt 2^53 is refused → sent_at_out_of_range', { skip: pythonMissing }, () => {
+        const { serialized } = pythonReference('seal-envelope', {
+            sender: {
+                token: vector.sender.token,
+                publicKeys: vector.sender.publicKeys,
+                signingPrivateKey: vector.sender.signingPrivateKey,
+            },
+            recipient: { token: vector.recipient.token, publicKeys: vector.recipient.publicKeys },
+            plaintext: 'from the far future',
+            sentAt: 2 ** 53,
+        });
+        assert.throws(() => Envelope.fromSerialized(fromBase64(serialized)), (error) => error.code === 'sent_at_out_of_range');
     });
 
     test('opens in Python: scripts/check_envelope_vector.py accepts a vector sealed here', { skip: pythonMissing }, async () => {

@@ -7,22 +7,23 @@ import { CryptoError } from '../js/crypto/errors.js';
 import { PrivateRecord, SealedPrivateKeys } from '../js/crypto/private-record.js';
 import { KeyDerivationParameters, SecretKeys } from '../js/crypto/secret.js';
 import { Token } from '../js/crypto/token.js';
-import { pythonMissing, pythonReference, readVector, rejectsWith, vectorParty } from '../testing/tools.mjs';
+import { derivedKeys, floorParameters, pythonMissing, pythonReference, readVector, rejectsWith, vectorParty } from '../testing/tools.mjs';
 
 const vector = readVector();
-const cheap = { n: 1024, r: 8, p: 1 };
 let alice;
 let keys;
 
 before(async () => {
     alice = await vectorParty(vector.sender);
-    keys = await SecretKeys.fromKeys(randomBytes(32), randomBytes(32));
+    keys = SecretKeys.fromKeys(randomBytes(32), randomBytes(32));
 });
 
-/** A private record of alice's keys under `secret`, with a cheap scrypt cost. */
-function sealRecord(secret, extra = {}) {
-    const parameters = KeyDerivationParameters.random(cheap);
-    return PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret, parameters, ...extra });
+/** A private record of alice's keys under `secret` at the floor cost, from keys derived once per process. */
+async function sealRecord(secret, extra = {}) {
+    const parameters = floorParameters;
+    const derived = await derivedKeys(secret, parameters);
+    const { identity, token } = alice;
+    return PrivateRecord.sealWithKeys({ identity, token, keys: derived, parameters, ...extra });
 }
 
 /** A blob sealed with `keys` for alice's token around any plaintext, as a buggy or hostile client could make it. */
@@ -67,7 +68,7 @@ describe('sealed private keys', () => {
 
     test('refuse another key, another token, or a changed byte → wrong_secret', async () => {
         const sealed = await SealedPrivateKeys.seal(alice.identity, alice.token, keys);
-        const otherKeys = await SecretKeys.fromKeys(crypto.getRandomValues(new Uint8Array(32)), keys.authenticationKey);
+        const otherKeys = SecretKeys.fromKeys(crypto.getRandomValues(new Uint8Array(32)), keys.authenticationKey);
         await rejectsWith(assert, SealedPrivateKeys.open(sealed, alice.token, otherKeys), CryptoError, 'wrong_secret');
         await rejectsWith(assert, SealedPrivateKeys.open(sealed, Token.random(), keys), CryptoError, 'wrong_secret');
         for (const offset of [1, 12, 13, 200, sealed.length - 1]) {
@@ -97,13 +98,15 @@ describe('sealed private keys', () => {
 describe('private records', () => {
     test('seal with a secret and open with the same secret, composed either way', async () => {
         const secret = 'Crème brûlée, s\u0301il vous plaît';
-        const record = await sealRecord(secret);
+        const parameters = floorParameters;
+        const record = await PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret, parameters });
         const identity = await record.openIdentity(secret.normalize('NFD'));
         assert.ok(identity.fingerprint.equals(alice.identity.fingerprint));
-        await rejectsWith(assert, record.openIdentity('another secret'), CryptoError, 'wrong_secret');
+        // Another secret's keys (derived once, shared with the tests below) are refused before the blob is opened.
+        await rejectsWith(assert, record.openIdentityWithKeys(await derivedKeys('s')), CryptoError, 'wrong_secret');
     });
 
-    test('sealed here open in Python from the secret alone (scrypt, verifier, layout)', { skip: pythonMissing }, async () => {
+    test('sealed here open in Python from the secret alone (scrypt, restore public key as verifier, layout)', { skip: pythonMissing }, async () => {
         const secret = 'passphrase ✓ 秘密';
         const record = await sealRecord(secret);
         const json = record.toJSON();
@@ -115,7 +118,7 @@ describe('private records', () => {
 
     test('sealed in Python from a secret open here', { skip: pythonMissing }, async () => {
         const secret = 'Ünïcødé secret';
-        const parameters = KeyDerivationParameters.random(cheap);
+        const parameters = floorParameters;
         const derived = pythonReference('derive-secret', { secret, parameters: parameters.toJSON() });
         const { sealed } = pythonReference('seal-private-keys', {
             token: vector.sender.token,
@@ -135,7 +138,8 @@ describe('private records', () => {
 
     test('check the verifier before opening, in constant time', async () => {
         const record = await sealRecord('s');
-        const derived = await SecretKeys.derive('s', record.keyDerivation);
+        const derived = await derivedKeys('s');
+        assert.deepEqual(record.secretVerifier, await derived.secretVerifier());
         assert.ok(await record.verifies(derived.authenticationKey));
         assert.ok(!(await record.verifies(derived.encryptionKey)));
         record.secretVerifier = new Uint8Array(32);
@@ -150,9 +154,14 @@ describe('private records', () => {
         assert.throws(() => PrivateRecord.fromJSON({ ...json, sealedPrivateKeys: '!' }), (error) => error.code === 'malformed');
     });
 
-    test('refuse out-of-bounds stored parameters before any work → malformed', async () => {
+    test('refuse stored parameters below the floors or above the ceilings before any work → invalid_key_derivation', async () => {
         const record = await sealRecord('s');
-        record.keyDerivation = new KeyDerivationParameters({ salt: record.keyDerivation.salt, n: 2 ** 20, r: 8, p: 1 });
-        await rejectsWith(assert, record.openIdentity('s'), CryptoError, 'malformed');
+        const { salt } = record.keyDerivation;
+        for (const cost of [{ n: 2, r: 1, p: 1 }, { n: 2 ** 14, r: 8, p: 1 }, { n: 2 ** 20, r: 8, p: 1 }]) {
+            record.keyDerivation = new KeyDerivationParameters({ salt, ...cost });
+            await rejectsWith(assert, record.openIdentity('s'), CryptoError, 'invalid_key_derivation');
+            const parameters = record.keyDerivation;
+            await rejectsWith(assert, PrivateRecord.seal({ identity: alice.identity, token: alice.token, secret: 's', parameters }), CryptoError, 'invalid_key_derivation');
+        }
     });
 });

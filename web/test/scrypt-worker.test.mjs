@@ -3,9 +3,9 @@ import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 
 import { handleScryptRequest, attachScryptWorker } from '../js/crypto/scrypt-worker.js';
-import { KeyDerivationParameters, SecretKeys } from '../js/crypto/secret.js';
+import { derivedKeys, floorParameters } from '../testing/tools.mjs';
 
-const parameters = KeyDerivationParameters.random({ n: 4096, r: 8, p: 1 });
+const parameters = floorParameters;
 const request = { id: 7, secret: 'worker secret ✓', parameters: parameters.toJSON() };
 
 /** Checks a full reply sequence: progress from 0 to 1 in order, then one result equal to a direct derivation. */
@@ -19,10 +19,10 @@ async function assertReplies(replies) {
     assert.equal(progress.at(-1).fraction, 1);
     assert.ok(progress.length > 10);
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i].fraction >= progress[i - 1].fraction);
-    const direct = await SecretKeys.derive(request.secret, parameters);
+    const direct = await derivedKeys(request.secret, parameters);
     assert.deepEqual(new Uint8Array(results[0].encryptionKey), direct.encryptionKey);
     assert.deepEqual(new Uint8Array(results[0].authenticationKey), direct.authenticationKey);
-    assert.deepEqual(new Uint8Array(results[0].secretVerifier), direct.secretVerifier);
+    assert.deepEqual(new Uint8Array(results[0].secretVerifier), await direct.secretVerifier());
 }
 
 describe('the scrypt worker', () => {
@@ -34,8 +34,9 @@ describe('the scrypt worker', () => {
 
     test('answers bad requests with an error naming the rule, never throwing', async () => {
         const cases = [
-            [{ ...request, parameters: { ...request.parameters, n: 3 } }, 'malformed', /not a power of two/],
-            [{ ...request, parameters: { ...request.parameters, salt: 'AAAA' } }, 'malformed', /salt is 3 bytes/],
+            [{ ...request, parameters: { ...request.parameters, n: 3 } }, 'invalid_key_derivation', /not a power of two/],
+            [{ ...request, parameters: { ...request.parameters, n: 1024 } }, 'invalid_key_derivation', /from 2\^15/],
+            [{ ...request, parameters: { ...request.parameters, salt: 'AAAA' } }, 'invalid_key_derivation', /salt is 3 bytes/],
             [{ ...request, parameters: undefined }, 'malformed', /base64 salt/],
             [{ ...request, secret: undefined }, 'malformed', /no secret/],
             [null, 'malformed', /base64 salt/],

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { fromBase64 } from '../js/crypto/bytes.js';
 import { IdentityKeys, PublicKeys } from '../js/crypto/keys.js';
+import { KeyDerivationParameters, SecretKeys } from '../js/crypto/secret.js';
 import { Token } from '../js/crypto/token.js';
 
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -89,4 +90,23 @@ export async function rejectsWith(assert, promise, errorClass, code) {
         assert.equal(error.code, code, `expected code ${code}, got ${error.code}: ${error.message}`);
         return true;
     });
+}
+
+/** The cheapest scrypt cost accepted (N = 2^15, r = 8, p = 1): about 0.1–0.3 s a derivation here, so tests share. */
+export const floorCost = Object.freeze({ n: 2 ** 15, r: 8, p: 1 });
+
+/** One fixed set of floor-cost parameters per process, so `derivedKeys` can reuse what it derived. */
+export const floorParameters = KeyDerivationParameters.random(floorCost);
+
+const derivations = new Map();
+
+/**
+ * `SecretKeys.derive(secret, parameters)`, derived once per process for each secret and parameters. Callers must not
+ * change the keys they get.
+ * @returns {Promise<SecretKeys>}
+ */
+export function derivedKeys(secret, parameters = floorParameters) {
+    const key = JSON.stringify([secret, parameters.toJSON()]);
+    if (!derivations.has(key)) derivations.set(key, SecretKeys.derive(secret, parameters));
+    return derivations.get(key);
 }

@@ -18,7 +18,7 @@ import uuid
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 PSS = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
@@ -71,13 +71,26 @@ def pkcs8(key):
 
 # Signed byte strings, from SECURITY.md's layouts.
 
+def challenge_bytes(label, req, subject):
+    return label + b"\x00" + u16_bytes(unb64(req["relayID"])) + u16_bytes(unb64(req["nonce"])) + subject
+
+
 def login_bytes(req):
-    return b"wots-auth-v1\x00" + u16_bytes(unb64(req["relayID"])) + u16_bytes(unb64(req["nonce"])) + token_bytes(req["token"])
+    return challenge_bytes(b"wots-auth-v1", req, token_bytes(req["token"]))
+
+
+def deletion_bytes(req):
+    return challenge_bytes(b"wots-delete-v1", req, token_bytes(req["token"]))
+
+
+def restore_bytes(req):
+    return challenge_bytes(b"wots-restore-v1", req, u16_bytes(req["nickname"].lower().encode("utf-8")))
 
 
 def registration_bytes(req):
     keys = req["publicKeys"]
-    return (b"wots-register-v1\x00" + token_bytes(req["token"]) + u16_bytes(req["nickname"].lower().encode("utf-8"))
+    return (b"wots-register-v2\x00" + u16_bytes(unb64(req["relayID"])) + token_bytes(req["token"])
+            + u16_bytes(req["nickname"].lower().encode("utf-8"))
             + u16_bytes(unb64(keys["signing"])) + u16_bytes(unb64(keys["encryption"])))
 
 
@@ -89,7 +102,13 @@ def rotation_bytes(req):
             + u16_bytes(unb64(new["signing"])) + u16_bytes(unb64(new["encryption"])))
 
 
-SIGNED_BYTES = {"login": login_bytes, "registration": registration_bytes, "rotation": rotation_bytes}
+SIGNED_BYTES = {
+    "login": login_bytes,
+    "deletion": deletion_bytes,
+    "restore": restore_bytes,
+    "registration": registration_bytes,
+    "rotation": rotation_bytes,
+}
 
 
 def signed_bytes(req):
@@ -139,13 +158,57 @@ def fingerprints(req):
 
 # The secret and sealed private keys.
 
+def key_derivation_error(params):
+    """SECURITY.md's floors and ceilings; a refusal comes before any scrypt work."""
+    n, r, p, salt = params["n"], params["r"], params["p"], unb64(params["salt"])
+    if not 16 <= len(salt) <= 64:
+        return "salt length"
+    if not (2 ** 15 <= n <= 2 ** 20 and n & (n - 1) == 0):
+        return "N"
+    if not (8 <= r <= 32 and 1 <= p <= 4):
+        return "r or p"
+    if 128 * r * n > 256 * 1024 * 1024:
+        return "memory"
+    return None
+
+
+def restore_key(authentication_key):
+    seed = hashlib.sha256(b"wots-restore-key-v1\x00" + authentication_key).digest()
+    return ed25519.Ed25519PrivateKey.from_private_bytes(seed)
+
+
+def restore_public_key(authentication_key):
+    return restore_key(authentication_key).public_key().public_bytes(serialization.Encoding.Raw,
+                                                                      serialization.PublicFormat.Raw)
+
+
 def derive_secret(req):
     params = req["parameters"]
+    if key_derivation_error(params):
+        return {"error": "invalid_key_derivation"}
     secret = unicodedata.normalize("NFC", req["secret"]).encode("utf-8")
     okm = hashlib.scrypt(secret, salt=unb64(params["salt"]), n=params["n"], r=params["r"], p=params["p"],
                          maxmem=300 * 1024 * 1024, dklen=64)
-    verifier = hashlib.sha256(b"wots-secret-verifier-v1\x00" + okm[32:]).digest()
-    return {"encryptionKey": b64(okm[:32]), "authenticationKey": b64(okm[32:]), "secretVerifier": b64(verifier)}
+    return {"encryptionKey": b64(okm[:32]), "authenticationKey": b64(okm[32:]),
+            "secretVerifier": b64(restore_public_key(okm[32:]))}
+
+
+def secret_verifier(req):
+    return {"secretVerifier": b64(restore_public_key(unb64(req["authenticationKey"])))}
+
+
+def sign_restore(req):
+    """Ed25519 is deterministic (RFC 8032), so this equals any correct implementation's signature."""
+    return {"signature": b64(restore_key(unb64(req["authenticationKey"])).sign(restore_bytes(req)))}
+
+
+def verify_restore(req):
+    key = ed25519.Ed25519PublicKey.from_public_bytes(unb64(req["secretVerifier"]))
+    try:
+        key.verify(unb64(req["signature"]), restore_bytes(req))
+        return {"valid": True}
+    except InvalidSignature:
+        return {"valid": False}
 
 
 def seal_private_keys(req):
@@ -209,6 +272,9 @@ COMMANDS = {
     "public-keys-of": public_keys_of,
     "fingerprints": fingerprints,
     "derive-secret": derive_secret,
+    "secret-verifier": secret_verifier,
+    "sign-restore": sign_restore,
+    "verify-restore": verify_restore,
     "seal-private-keys": seal_private_keys,
     "open-private-keys": open_private_keys,
     "seal-envelope": seal_envelope,

@@ -54,6 +54,13 @@ export function toBase64URL(bytes) {
     return toBase64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
+/** Parses URL-safe base64 without padding (a JWK field); returns null for any other spelling. */
+export function fromBase64URL(text) {
+    if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text)) return null;
+    const padded = text.replaceAll('-', '+').replaceAll('_', '/') + '='.repeat((4 - (text.length % 4)) % 4);
+    return fromBase64(padded);
+}
+
 /** Parses canonical standard base64 with padding; returns null for any other spelling. */
 export function fromBase64(text) {
     if (typeof text !== 'string' || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;

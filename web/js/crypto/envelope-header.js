@@ -14,8 +14,11 @@ export class EnvelopeHeader {
     static currentVersion = 1;
     /** 1 + 16 + 16 + 32 + 16 + 32 + 8. */
     static encodedSize = 121;
-    /** Largest `sentAt`: the whole u64 range. Bounding it (say to 2^53) is this one edit. */
-    static maximumSentAtMilliseconds = 2n ** 64n - 1n;
+    /**
+     * Largest `sentAt`: 2^53 − 1 milliseconds (year 287,396), the largest integer a JavaScript number holds
+     * exactly, as on the Swift side (`EnvelopeHeader.maximumSentAt`).
+     */
+    static maximumSentAtMilliseconds = 2n ** 53n - 1n;
 
     /**
      * @param {object} fields
@@ -26,7 +29,8 @@ export class EnvelopeHeader {
      * @param {Token} fields.recipient
      * @param {Fingerprint} fields.recipientFingerprint
      * @param {bigint | number} fields.sentAtMilliseconds milliseconds since the epoch, by the sender's clock
-     * @throws {DomainError} `malformedEnvelope` for an id that is not a UUID or a time out of range
+     * @throws {DomainError} `malformedEnvelope` for an id that is not a UUID or a time that is not a non-negative
+     *   integer, `sentAtOutOfRange` for a time beyond `maximumSentAtMilliseconds`
      */
     constructor(fields) {
         const { version = EnvelopeHeader.currentVersion, messageID, sender, senderFingerprint } = fields;
@@ -67,7 +71,8 @@ export class EnvelopeHeader {
 
     /**
      * Reads a header from a `ByteReader`.
-     * @throws {DomainError} `unsupportedVersion` for another version, `malformedEnvelope` when too short
+     * @throws {DomainError} `unsupportedVersion` for another version, `malformedEnvelope` when too short,
+     *   `sentAtOutOfRange` for a sentAt beyond 2^53 − 1
      */
     static read(reader) {
         const version = reader.readU8();
@@ -99,11 +104,17 @@ export function checkVersion(version) {
     }
 }
 
-function checkedSentAt(value) {
-    const milliseconds = typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : value;
-    const maximum = EnvelopeHeader.maximumSentAtMilliseconds;
-    if (typeof milliseconds !== 'bigint' || milliseconds < 0n || milliseconds > maximum) {
-        throw malformed(`sentAt ${value} is not 0…${maximum} milliseconds`);
+/**
+ * @returns {bigint} `value` as a BigInt
+ * @throws {DomainError} `malformedEnvelope` unless a non-negative integer, `sentAtOutOfRange` above the maximum
+ */
+export function checkedSentAt(value) {
+    const milliseconds = typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value;
+    if (typeof milliseconds !== 'bigint' || milliseconds < 0n) {
+        throw malformed(`sentAt ${value} is not a non-negative integer of milliseconds`);
+    }
+    if (milliseconds > EnvelopeHeader.maximumSentAtMilliseconds) {
+        throw new DomainError(DomainErrorCode.sentAtOutOfRange, `envelope sentAt ${value} ms is beyond 2^53 − 1`);
     }
     return milliseconds;
 }

@@ -5,15 +5,9 @@
 
 import { ByteReader, ByteWriter, concatBytes, fromBase64, label, toBase64 } from './bytes.js';
 import { DomainError, DomainErrorCode } from './errors.js';
-import { EnvelopeHeader, checkVersion } from './envelope-header.js';
+import { EnvelopeHeader, checkVersion, checkedSentAt } from './envelope-header.js';
 import { Fingerprint } from './fingerprint.js';
 import { Token } from './token.js';
-
-/**
- * Largest `sentAt` the JSON form carries: every integer up to 2^53 is exact as a JSON number read by JavaScript.
- * (A sender's larger value could arrive rounded; the signature over the binary header would then fail anyway.)
- */
-const largestJSONSentAt = 2 ** 53;
 
 export class Envelope {
     /** Domain-separation label that starts the signed bytes (the zero byte included). */
@@ -55,7 +49,7 @@ export class Envelope {
      * Parses the canonical binary form. Checks structure only; envelope-sealing.js checks the signature.
      * @param {Uint8Array} bytes
      * @returns {Envelope}
-     * @throws {DomainError} `malformedEnvelope` or `unsupportedVersion` saying what is wrong
+     * @throws {DomainError} `malformedEnvelope`, `unsupportedVersion` or `sentAtOutOfRange` saying what is wrong
      */
     static fromSerialized(bytes) {
         const reader = new ByteReader(bytes);
@@ -74,15 +68,11 @@ export class Envelope {
     }
 
     /**
-     * The relay API's JSON form. `sentAt` is a JSON number, which JavaScript reads exactly only up to 2^53; a
-     * larger one is refused rather than rounded.
-     * @throws {DomainError} `malformedEnvelope` for a sentAt JSON cannot carry exactly
+     * The relay API's JSON form. `sentAt` is a JSON number: the header bounds it to 2^53 − 1, which a JavaScript
+     * number carries exactly.
      */
     toJSON() {
         const { header } = this;
-        if (header.sentAtMilliseconds > BigInt(largestJSONSentAt)) {
-            throw malformed(`sentAt ${header.sentAtMilliseconds} is beyond what a JSON number carries exactly`);
-        }
         return {
             version: header.version,
             id: header.messageID,
@@ -100,16 +90,15 @@ export class Envelope {
 
     /**
      * Reads the JSON form (an object already parsed from JSON text).
-     * @throws {DomainError} `unsupportedVersion`, `malformedEnvelope`, `invalidToken` or `invalidFingerprint`
+     * @throws {DomainError} `unsupportedVersion`, `malformedEnvelope`, `sentAtOutOfRange`, `invalidToken` or
+     *   `invalidFingerprint`
      */
     static fromJSON(json) {
         if (json === null || typeof json !== 'object') throw malformed('envelope JSON is not an object');
         if (!Number.isInteger(json.version)) throw malformed('envelope JSON has no integer version');
         checkVersion(json.version);
-        const { sentAt } = json;
-        if (!Number.isInteger(sentAt) || sentAt < 0 || sentAt > largestJSONSentAt) {
-            throw malformed('envelope sentAt is not an integer from 0 to 2^53');
-        }
+        // A JSON number above 2^53 − 1 may have been rounded on the way in; it is refused, never rounded again.
+        const sentAt = checkedSentAt(json.sentAt);
         const header = new EnvelopeHeader({
             version: json.version,
             messageID: json.id,
@@ -117,7 +106,7 @@ export class Envelope {
             senderFingerprint: Fingerprint.fromHex(strictHex(json.senderFingerprint)),
             recipient: Token.parse(json.recipient),
             recipientFingerprint: Fingerprint.fromHex(strictHex(json.recipientFingerprint)),
-            sentAtMilliseconds: BigInt(sentAt),
+            sentAtMilliseconds: sentAt,
         });
         const base64Field = (key) => {
             const bytes = fromBase64(json[key]);

@@ -12,6 +12,7 @@ export const DomainErrorCode = Object.freeze({
     invalidFingerprint: 'invalid_fingerprint',
     malformedEnvelope: 'malformed_envelope',
     unsupportedVersion: 'unsupported_version',
+    sentAtOutOfRange: 'sent_at_out_of_range',
 });
 
 /** Codes of a cryptographic operation that failed or refused its input. */
@@ -24,6 +25,7 @@ export const CryptoErrorCode = Object.freeze({
     decryptionFailed: 'decryption_failed',
     wrongSecret: 'wrong_secret',
     invalidKey: 'invalid_key',
+    invalidKeyDerivation: 'invalid_key_derivation',
     library: 'crypto_library',
 });
 

@@ -123,15 +123,25 @@ export class PrivateRecord {
      *   avatar?: object, onProgress?: (fraction: number) => void}} input parameters default to a fresh random salt
      *   with N = 2^15, r = 8, p = 1
      * @returns {Promise<PrivateRecord>}
-     * @throws {CryptoError} `malformed` for out-of-bounds parameters
+     * @throws {CryptoError} `invalidKeyDerivation` for out-of-bounds parameters
      */
     static async seal({ identity, token, secret, parameters = KeyDerivationParameters.random(), avatar, onProgress }) {
         const keys = await SecretKeys.derive(secret, parameters, { onProgress });
+        return PrivateRecord.sealWithKeys({ identity, token, keys, parameters, avatar });
+    }
+
+    /**
+     * Seals `identity` with keys already derived from the secret with `parameters` (say by the scrypt worker).
+     * @param {{identity: IdentityKeys, token: Token, keys: SecretKeys, parameters: KeyDerivationParameters,
+     *   avatar?: object}} input
+     * @returns {Promise<PrivateRecord>}
+     */
+    static async sealWithKeys({ identity, token, keys, parameters, avatar }) {
         return new PrivateRecord({
             token,
             keyDerivation: parameters,
             sealedPrivateKeys: await SealedPrivateKeys.seal(identity, token, keys),
-            secretVerifier: keys.secretVerifier,
+            secretVerifier: await keys.secretVerifier(),
             avatar,
         });
     }
@@ -159,9 +169,13 @@ export class PrivateRecord {
         return SealedPrivateKeys.open(this.sealedPrivateKeys, this.token, keys, options);
     }
 
-    /** Whether `authenticationKey` hashes to the stored secret verifier (compared without early exit). */
+    /**
+     * Whether `authenticationKey` makes the restore key whose public key is the stored secret verifier (compared
+     * without early exit).
+     */
     async verifies(authenticationKey) {
-        return constantTimeEqual(await SecretKeys.verifier(authenticationKey), this.secretVerifier);
+        const verifier = await SecretKeys.fromKeys(new Uint8Array(0), authenticationKey).secretVerifier();
+        return constantTimeEqual(verifier, this.secretVerifier);
     }
 
     /** The relay's JSON form. */

@@ -1,10 +1,13 @@
 /**
- * The signed byte strings besides envelopes (SECURITY.md "Login", "Registration", "Key rotation"). Each starts with
+ * The signed byte strings besides envelopes (SECURITY.md "Login", "Registration", "Key rotation", "Replay
+ * protection"): login, restore and deletion answer a relay's single-use challenge; registration and rotation prove
+ * possession of keys. Each starts with
  * its own label and zero byte, so a signature made for one purpose never verifies for another. Each layout is
  * `signedBytes` of its own object: changing what a proof covers is an edit there.
  */
 
 import { ByteWriter, fromBase64, label, toBase64, utf8 } from './bytes.js';
+import { ed25519Verify } from './ed25519.js';
 import { CryptoError, CryptoErrorCode } from './errors.js';
 import { ParsedPublicKeys } from './keys.js';
 import { verifyPSS } from './rsa.js';
@@ -30,6 +33,27 @@ async function signingKeyOrNull(publicKeys) {
 }
 
 /**
+ * The bytes that answer one of a relay's single-use challenges: `label || u16-bytes(relayID) || u16-bytes(nonce) ||
+ * subject`. The label names the purpose (login, restore, deletion), the relay id makes the answer useless at
+ * another relay, the nonce is used once.
+ * @throws {CryptoError} `malformed` when the relay id or nonce is empty or longer than 65,535 bytes
+ */
+function challengeStatement({ label: purpose, relayID, nonce, subject }) {
+    checkFieldLength(relayID, 'relay id', 1);
+    checkFieldLength(nonce, 'challenge nonce', 1);
+    return new ByteWriter().write(purpose).writeU16Prefixed(relayID).writeU16Prefixed(nonce).write(subject).bytes;
+}
+
+/** `signedBytes(fields)`, or null where it throws (a proof over unusable fields never verifies). */
+function signedBytesOrNull(proof, fields) {
+    try {
+        return proof.signedBytes(fields);
+    } catch {
+        return null;
+    }
+}
+
+/**
  * Login: `"wots-auth-v1\0" || u16-bytes(relayID) || u16-bytes(nonce) || token(16)`, signed by the signing key.
  * The relay id makes a login signature useless at another relay.
  */
@@ -42,13 +66,7 @@ export const AuthenticationProof = Object.freeze({
      * @throws {CryptoError} `malformed` when the relay id or nonce is empty or longer than 65,535 bytes
      */
     signedBytes({ relayID, nonce, token }) {
-        checkFieldLength(relayID, 'relay id', 1);
-        checkFieldLength(nonce, 'login nonce', 1);
-        return new ByteWriter()
-            .write(AuthenticationProof.label)
-            .writeU16Prefixed(relayID)
-            .writeU16Prefixed(nonce)
-            .write(token.bytes).bytes;
+        return challengeStatement({ label: AuthenticationProof.label, relayID, nonce, subject: token.bytes });
     },
 
     /** Signs a relay's login challenge. @returns {Promise<Uint8Array>} the 256-byte signature */
@@ -59,35 +77,86 @@ export const AuthenticationProof = Object.freeze({
     /** Whether `signature` is the login signature of `publicKeys` for that relay, nonce and token. */
     async verify({ signature, relayID, nonce, token, publicKeys }) {
         const key = await signingKeyOrNull(publicKeys);
-        let message;
-        try {
-            message = AuthenticationProof.signedBytes({ relayID, nonce, token });
-        } catch {
-            return false;
-        }
-        return key !== null && verifyPSS(key, signature, message);
+        const message = signedBytesOrNull(AuthenticationProof, { relayID, nonce, token });
+        return key !== null && message !== null && verifyPSS(key, signature, message);
     },
 });
 
 /**
- * Registration proof of possession: `"wots-register-v1\0" || token(16) || u16-bytes(nickname) ||
- * u16-bytes(signing SPKI) || u16-bytes(encryption SPKI)`, nickname as the UTF-8 of its lower-cased form, signed by
- * the new signing key.
+ * Deletion: `"wots-delete-v1\0" || u16-bytes(relayID) || u16-bytes(nonce) || token(16)`, signed by the identity's
+ * signing key (RSA-PSS, as a login), so a stolen session alone cannot delete an account.
  */
-export const RegistrationProof = Object.freeze({
-    label: label('wots-register-v1'),
+export const DeletionProof = Object.freeze({
+    label: label('wots-delete-v1'),
 
     /**
-     * @param {{token: import('./token.js').Token, nickname: import('./nickname.js').Nickname,
+     * @param {{relayID: Uint8Array, nonce: Uint8Array, token: import('./token.js').Token}} fields
+     * @returns {Uint8Array}
+     * @throws {CryptoError} `malformed` when the relay id or nonce is empty or longer than 65,535 bytes
+     */
+    signedBytes({ relayID, nonce, token }) {
+        return challengeStatement({ label: DeletionProof.label, relayID, nonce, subject: token.bytes });
+    },
+
+    /** Signs a relay's challenge as "delete account `token` at this relay". @returns {Promise<Uint8Array>} */
+    async sign({ relayID, nonce, token, identity }) {
+        return identity.sign(DeletionProof.signedBytes({ relayID, nonce, token }));
+    },
+
+    /** Whether `signature` is `publicKeys`' deletion statement for that relay, nonce and token. */
+    async verify({ signature, relayID, nonce, token, publicKeys }) {
+        const key = await signingKeyOrNull(publicKeys);
+        const message = signedBytesOrNull(DeletionProof, { relayID, nonce, token });
+        return key !== null && message !== null && verifyPSS(key, signature, message);
+    },
+});
+
+/**
+ * Restore: `"wots-restore-v1\0" || u16-bytes(relayID) || u16-bytes(nonce) || u16-bytes(nickname)`, nickname as the
+ * UTF-8 of its lower-cased form, signed with pure Ed25519 by the restore key (`SecretKeys.signRestore`); the relay
+ * verifies it with the record's `secretVerifier`.
+ */
+export const RestoreProof = Object.freeze({
+    label: label('wots-restore-v1'),
+
+    /**
+     * @param {{relayID: Uint8Array, nonce: Uint8Array, nickname: import('./nickname.js').Nickname}} fields
+     * @returns {Uint8Array}
+     * @throws {CryptoError} `malformed` when the relay id or nonce is empty or longer than 65,535 bytes
+     */
+    signedBytes({ relayID, nonce, nickname }) {
+        const subject = new ByteWriter().writeU16Prefixed(utf8(nickname.value)).bytes;
+        return challengeStatement({ label: RestoreProof.label, relayID, nonce, subject });
+    },
+
+    /** Whether `signature` proves knowledge of the secret whose restore public key is `secretVerifier`. */
+    async verify({ signature, secretVerifier, relayID, nonce, nickname }) {
+        const message = signedBytesOrNull(RestoreProof, { relayID, nonce, nickname });
+        return message !== null && ed25519Verify(secretVerifier, signature, message);
+    },
+});
+
+/**
+ * Registration proof of possession: `"wots-register-v2\0" || u16-bytes(relayID) || token(16) ||
+ * u16-bytes(nickname) || u16-bytes(signing SPKI) || u16-bytes(encryption SPKI)`, nickname as the UTF-8 of its
+ * lower-cased form, signed by the new signing key. The relay id (`GET /v1/relay`) binds it to one relay.
+ */
+export const RegistrationProof = Object.freeze({
+    label: label('wots-register-v2'),
+
+    /**
+     * @param {{relayID: Uint8Array, token: import('./token.js').Token, nickname: import('./nickname.js').Nickname,
      *   publicKeys: import('./keys.js').PublicKeys}} fields
      * @returns {Uint8Array}
-     * @throws {CryptoError} `malformed` when a key is longer than 65,535 bytes
+     * @throws {CryptoError} `malformed` when the relay id is empty or a field is longer than 65,535 bytes
      */
-    signedBytes({ token, nickname, publicKeys }) {
+    signedBytes({ relayID, token, nickname, publicKeys }) {
+        checkFieldLength(relayID, 'relay id', 1);
         checkFieldLength(publicKeys.signing, 'signing public key');
         checkFieldLength(publicKeys.encryption, 'encryption public key');
         return new ByteWriter()
             .write(RegistrationProof.label)
+            .writeU16Prefixed(relayID)
             .write(token.bytes)
             .writeU16Prefixed(utf8(nickname.value))
             .writeU16Prefixed(publicKeys.signing)
@@ -95,18 +164,19 @@ export const RegistrationProof = Object.freeze({
     },
 
     /**
-     * Signs the registration with the identity's signing key, over the identity's own public keys.
+     * Signs the registration at `relayID` with the identity's signing key, over the identity's own public keys.
      * @returns {Promise<Uint8Array>}
      */
-    async sign({ token, nickname, identity }) {
-        return identity.sign(RegistrationProof.signedBytes({ token, nickname, publicKeys: identity.publicKeys }));
+    async sign({ relayID, token, nickname, identity }) {
+        const publicKeys = identity.publicKeys;
+        return identity.sign(RegistrationProof.signedBytes({ relayID, token, nickname, publicKeys }));
     },
 
     /** Whether both keys are usable RSA-2048 keys and `signature` is the signing key's proof over the registration. */
-    async verify({ signature, token, nickname, publicKeys }) {
+    async verify({ signature, relayID, token, nickname, publicKeys }) {
         const key = await signingKeyOrNull(publicKeys);
-        const message = RegistrationProof.signedBytes({ token, nickname, publicKeys });
-        return key !== null && verifyPSS(key, signature, message);
+        const message = signedBytesOrNull(RegistrationProof, { relayID, token, nickname, publicKeys });
+        return key !== null && message !== null && verifyPSS(key, signature, message);
     },
 });
 

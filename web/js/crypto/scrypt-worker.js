@@ -4,7 +4,8 @@
  *
  * Request: `{id, secret, parameters: {salt: base64, n, r, p}}`, as the private record stores them.
  * Replies: `{id, type: 'progress', fraction}` (0…1, a few dozen times), then
- * `{id, type: 'result', encryptionKey, authenticationKey, secretVerifier}` (Uint8Arrays) or
+ * `{id, type: 'result', encryptionKey, authenticationKey, secretVerifier}` (Uint8Arrays; `secretVerifier` is the
+ * restore key's Ed25519 public key, `SecretKeys.secretVerifier()`) or
  * `{id, type: 'error', code, reason}`.
  *
  * Loaded as a module worker (`new Worker(url, {type: 'module'})`), it answers messages by itself; imported
@@ -27,7 +28,8 @@ export async function handleScryptRequest(request, post) {
         const keys = await SecretKeys.derive(request.secret, parameters, {
             onProgress: (fraction) => post({ id, type: 'progress', fraction }),
         });
-        const { encryptionKey, authenticationKey, secretVerifier } = keys;
+        const { encryptionKey, authenticationKey } = keys;
+        const secretVerifier = await keys.secretVerifier();
         post({ id, type: 'result', encryptionKey, authenticationKey, secretVerifier });
     } catch (error) {
         post({ id, type: 'error', code: error.code ?? 'malformed', reason: error.message });

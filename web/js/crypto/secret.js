@@ -1,22 +1,25 @@
 /**
- * The user's secret: scrypt parameters, their accepted bounds, and the two keys derived from the secret
- * (SECURITY.md "The secret, key storage and restore").
+ * The user's secret: scrypt parameters, their accepted bounds, the two keys derived from the secret, and the
+ * Ed25519 restore key made from the authentication key (SECURITY.md "The secret, key storage and restore").
  */
 
 import { concatBytes, fromBase64, label, randomBytes, toBase64, utf8, wipe } from './bytes.js';
+import { ed25519KeyFromSeed, ed25519Sign } from './ed25519.js';
 import { CryptoError, CryptoErrorCode } from './errors.js';
+import { RestoreProof } from './proofs.js';
 import { scrypt } from './scrypt.js';
 import { sha256 } from './sha.js';
 
 /**
- * What a stored record's scrypt parameters may be, so a hostile record cannot exhaust a client. All the bounds
- * live here: raising a floor (say N ≥ 2^15, r ≥ 8) is one edit.
+ * What a stored record's scrypt parameters may be: the floors keep a relay from serving a cost that makes the
+ * restore credential cheap to guess, the ceilings keep a hostile record from exhausting a client. The same bounds
+ * as the Swift side's `KeyDerivationParameters.checkBounds()`; all of them live here.
  */
 export const KeyDerivationBounds = Object.freeze({
     saltLength: Object.freeze({ minimum: 16, maximum: 64 }),
     /** N must also be a power of two. */
-    n: Object.freeze({ minimum: 2, maximum: 2 ** 20 }),
-    r: Object.freeze({ minimum: 1, maximum: 32 }),
+    n: Object.freeze({ minimum: 2 ** 15, maximum: 2 ** 20 }),
+    r: Object.freeze({ minimum: 8, maximum: 32 }),
     p: Object.freeze({ minimum: 1, maximum: 4 }),
     /** Largest `128 · r · N` in bytes: 256 MiB. */
     maximumMemory: 256 * 1024 * 1024,
@@ -45,7 +48,7 @@ export class KeyDerivationParameters {
 
     /**
      * Checks the parameters against `KeyDerivationBounds`.
-     * @throws {CryptoError} `malformed`, naming the parameter and the rule
+     * @throws {CryptoError} `invalidKeyDerivation`, naming the parameter and the rule
      */
     validate() {
         const bounds = KeyDerivationBounds;
@@ -55,17 +58,19 @@ export class KeyDerivationParameters {
         if (!(salt instanceof Uint8Array) || !within(salt.length, bounds.saltLength)) {
             const length = salt?.length ?? 'no';
             const range = bounds.saltLength;
-            fail(`scrypt salt is ${length} bytes (must be ${range.minimum}–${range.maximum})`);
+            outOfBounds(`scrypt salt is ${length} bytes (must be ${range.minimum}–${range.maximum})`);
         }
         if (!within(n, bounds.n) || (n & (n - 1)) !== 0) {
-            fail(`scrypt N = ${n} is not a power of two from ${bounds.n.minimum} to 2^${Math.log2(bounds.n.maximum)}`);
+            const range = `2^${Math.log2(bounds.n.minimum)} to 2^${Math.log2(bounds.n.maximum)}`;
+            const why = 'a weaker cost makes the secret cheap to guess';
+            outOfBounds(`scrypt N = ${n} is not a power of two from ${range} (${why})`);
         }
         if (!within(r, bounds.r) || !within(p, bounds.p)) {
             const rule = `r ${bounds.r.minimum}–${bounds.r.maximum}, p ${bounds.p.minimum}–${bounds.p.maximum}`;
-            fail(`scrypt r = ${r}, p = ${p} out of bounds (${rule})`);
+            outOfBounds(`scrypt r = ${r}, p = ${p} out of bounds (${rule})`);
         }
         if (128 * r * n > bounds.maximumMemory) {
-            fail(`scrypt N = ${n}, r = ${r} needs more than ${bounds.maximumMemory / 2 ** 20} MiB`);
+            outOfBounds(`scrypt N = ${n}, r = ${r} needs more than ${bounds.maximumMemory / 2 ** 20} MiB`);
         }
     }
 
@@ -91,23 +96,24 @@ function fail(reason) {
     throw new CryptoError(CryptoErrorCode.malformed, reason);
 }
 
+function outOfBounds(reason) {
+    throw new CryptoError(CryptoErrorCode.invalidKeyDerivation, reason);
+}
+
 /**
  * The two independent keys scrypt derives from a user's secret: the encryption key seals the private keys, the
- * authentication key proves knowledge of the secret for a restore. Never describes its keys.
+ * authentication key makes the restore key that proves knowledge of the secret for a restore. Never describes its
+ * keys.
  */
 export class SecretKeys {
-    /** Label hashed before the authentication key to make the secret verifier. */
-    static verifierLabel = label('wots-secret-verifier-v1');
+    /** Label hashed before the authentication key to make the restore key's seed. */
+    static restoreKeyLabel = label('wots-restore-key-v1');
     static keySize = 32;
 
-    /**
-     * @param {{encryptionKey: Uint8Array, authenticationKey: Uint8Array, secretVerifier: Uint8Array}} keys
-     */
-    constructor({ encryptionKey, authenticationKey, secretVerifier }) {
+    /** @param {{encryptionKey: Uint8Array, authenticationKey: Uint8Array}} keys */
+    constructor({ encryptionKey, authenticationKey }) {
         this.encryptionKey = encryptionKey;
         this.authenticationKey = authenticationKey;
-        /** SHA-256(verifierLabel || authenticationKey): what the relay stores and compares. */
-        this.secretVerifier = secretVerifier;
     }
 
     /**
@@ -116,7 +122,7 @@ export class SecretKeys {
      * @param {KeyDerivationParameters} parameters checked against `KeyDerivationBounds` before any work
      * @param {{onProgress?: (fraction: number) => void}} [options]
      * @returns {Promise<SecretKeys>}
-     * @throws {CryptoError} `malformed` for out-of-bounds parameters
+     * @throws {CryptoError} `invalidKeyDerivation` for out-of-bounds parameters
      */
     static async derive(secret, parameters, options = {}) {
         parameters.validate();
@@ -124,20 +130,45 @@ export class SecretKeys {
         const { salt, n, r, p } = parameters;
         const output = await scrypt({ password, salt, n, r, p, length: 2 * SecretKeys.keySize }, options);
         wipe(password);
-        const keys = await SecretKeys.fromKeys(output.slice(0, 32), output.slice(32));
+        const keys = SecretKeys.fromKeys(output.slice(0, 32), output.slice(32));
         wipe(output);
         return keys;
     }
 
-    /** Makes keys from known bytes (tests, or keys kept in memory), computing the verifier. */
-    static async fromKeys(encryptionKey, authenticationKey) {
-        const secretVerifier = await SecretKeys.verifier(authenticationKey);
-        return new SecretKeys({ encryptionKey, authenticationKey, secretVerifier });
+    /** Makes keys from known bytes (tests, or keys kept in memory). */
+    static fromKeys(encryptionKey, authenticationKey) {
+        return new SecretKeys({ encryptionKey, authenticationKey });
     }
 
-    /** SHA-256(`verifierLabel` || authenticationKey). */
-    static async verifier(authenticationKey) {
-        return sha256(concatBytes(SecretKeys.verifierLabel, authenticationKey));
+    /**
+     * The Ed25519 restore key: its seed is SHA-256(`restoreKeyLabel` || authenticationKey). The relay keeps only
+     * its public key (the record's `secretVerifier`) and checks a signature over a single-use nonce.
+     * @returns {Promise<{privateKey: CryptoKey, publicKey: Uint8Array}>} `privateKey` is not extractable
+     * @throws {CryptoError} `crypto_library` when WebCrypto has no Ed25519
+     */
+    async restoreKey() {
+        const seed = await sha256(concatBytes(SecretKeys.restoreKeyLabel, this.authenticationKey));
+        try {
+            return await ed25519KeyFromSeed(seed);
+        } finally {
+            wipe(seed);
+        }
+    }
+
+    /** The restore key's 32-byte public key: what the relay stores as the record's `secretVerifier`. */
+    async secretVerifier() {
+        return (await this.restoreKey()).publicKey;
+    }
+
+    /**
+     * Signs a restore challenge for `nickname` at the relay `relayID` (`RestoreProof`).
+     * @param {{relayID: Uint8Array, nonce: Uint8Array, nickname: import('./nickname.js').Nickname}} challenge
+     * @returns {Promise<Uint8Array>} the 64-byte Ed25519 signature
+     * @throws {CryptoError} `malformed` for an empty or oversized relay id or nonce
+     */
+    async signRestore({ relayID, nonce, nickname }) {
+        const message = RestoreProof.signedBytes({ relayID, nonce, nickname });
+        return ed25519Sign((await this.restoreKey()).privateKey, message);
     }
 
     toString() {

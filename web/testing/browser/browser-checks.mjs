@@ -1,16 +1,17 @@
 // Runs the crypto core in a real browser (headless Chromium, started by web/test/chromium.test.mjs) and posts
 // the outcome of each check to the test server at /results. It covers what differs between engines: WebCrypto's
-// RSA-PSS/OAEP, AES-GCM and PBKDF2 as the browser implements them, and the scrypt worker in a real
+// RSA-PSS/OAEP, Ed25519, AES-GCM and PBKDF2 as the browser implements them, and the scrypt worker in a real
 // DedicatedWorkerGlobalScope.
 
-import { fromBase64, toBase64, toHex, utf8 } from '../../js/crypto/bytes.js';
+import { fromBase64, fromHex, toBase64, toHex, utf8 } from '../../js/crypto/bytes.js';
+import { ed25519KeyFromSeed } from '../../js/crypto/ed25519.js';
 import { Envelope } from '../../js/crypto/envelope.js';
 import { openEnvelope, sealEnvelope } from '../../js/crypto/envelope-sealing.js';
 import { safetyNumber } from '../../js/crypto/fingerprint.js';
 import { IdentityKeys, PublicKeys } from '../../js/crypto/keys.js';
 import { Nickname } from '../../js/crypto/nickname.js';
 import { PrivateRecord } from '../../js/crypto/private-record.js';
-import { RegistrationProof } from '../../js/crypto/proofs.js';
+import { RegistrationProof, RestoreProof } from '../../js/crypto/proofs.js';
 import { importPublicKey } from '../../js/crypto/rsa.js';
 import { scrypt } from '../../js/crypto/scrypt.js';
 import { KeyDerivationParameters, SecretKeys } from '../../js/crypto/secret.js';
@@ -87,9 +88,24 @@ const checks = [
         const identity = await IdentityKeys.generate();
         const token = Token.random();
         const nickname = new Nickname('Browser');
-        const signature = await RegistrationProof.sign({ token, nickname, identity });
-        expect(await RegistrationProof.verify({ signature, token, nickname, publicKeys: identity.publicKeys }), 'verify');
-        expect(!(await RegistrationProof.verify({ signature, token: Token.random(), nickname, publicKeys: identity.publicKeys })), 'other token');
+        const relayID = crypto.getRandomValues(new Uint8Array(16));
+        const signature = await RegistrationProof.sign({ relayID, token, nickname, identity });
+        const fields = { signature, relayID, token, nickname, publicKeys: identity.publicKeys };
+        expect(await RegistrationProof.verify(fields), 'verify');
+        expect(!(await RegistrationProof.verify({ ...fields, token: Token.random() })), 'other token');
+        expect(!(await RegistrationProof.verify({ ...fields, relayID: new Uint8Array(16) })), 'other relay');
+    }],
+
+    ['the restore key (Ed25519 in WebCrypto) gives the RFC 8032 public key and a restore signature that verifies', async () => {
+        const seed = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
+        const { publicKey } = await ed25519KeyFromSeed(seed);
+        expect(toHex(publicKey) === 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', `public key ${toHex(publicKey)}`);
+        const keys = SecretKeys.fromKeys(new Uint8Array(32), crypto.getRandomValues(new Uint8Array(32)));
+        const challenge = { relayID: new Uint8Array([1, 2]), nonce: new Uint8Array([3, 4]), nickname: new Nickname('Browser') };
+        const signature = await keys.signRestore(challenge);
+        const secretVerifier = await keys.secretVerifier();
+        expect(await RestoreProof.verify({ ...challenge, signature, secretVerifier }), 'restore signature verifies');
+        expect(!(await RestoreProof.verify({ ...challenge, nonce: new Uint8Array([5]), signature, secretVerifier })), 'other nonce');
     }],
 
     ['public keys with a trailing byte are refused', async ({ alicePublic }) => {
@@ -98,7 +114,7 @@ const checks = [
     }],
 
     ['a private record seals and opens (NFC), and refuses another secret', async ({ alice }) => {
-        const parameters = KeyDerivationParameters.random({ n: 1024, r: 8, p: 1 });
+        const parameters = KeyDerivationParameters.random({ n: 2 ** 15, r: 8, p: 1 });
         const identity = await IdentityKeys.generate();
         const record = await PrivateRecord.seal({ identity, token: alice.token, secret: 'Cafe\u0301', parameters });
         const opened = await record.openIdentity('Caf\u00e9');
@@ -107,7 +123,7 @@ const checks = [
     }],
 
     ['the scrypt worker runs as a module worker and reports progress, then the keys', async () => {
-        const parameters = KeyDerivationParameters.random({ n: 4096, r: 8, p: 1 });
+        const parameters = KeyDerivationParameters.random({ n: 2 ** 15, r: 8, p: 1 });
         const worker = new Worker(new URL('../../js/crypto/scrypt-worker.js', import.meta.url), { type: 'module' });
         const replies = [];
         await new Promise((resolve, reject) => {
@@ -124,7 +140,7 @@ const checks = [
         const fractions = replies.filter((reply) => reply.type === 'progress').map((reply) => reply.fraction);
         expect(fractions[0] === 0 && fractions.at(-1) === 1 && fractions.length > 10, `progress ${fractions}`);
         const direct = await SecretKeys.derive('worker ✓', parameters);
-        expect(toHex(result.secretVerifier) === toHex(direct.secretVerifier), 'worker and page derive the same keys');
+        expect(toHex(result.secretVerifier) === toHex(await direct.secretVerifier()), 'worker and page derive the same keys');
     }],
 
     ['scrypt timing at N = 2^14 and 2^15 (informational)', async () => {
