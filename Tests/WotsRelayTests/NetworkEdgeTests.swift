@@ -170,13 +170,13 @@ import WotsRelay
             #expect(lines.messages(atLeast: .warning).contains { $0.contains("connection cap reached") })
 
             held.removeLast()
-            // The freed place is noticed when the relay sees the close; a new client retries until then.
-            let deadline = ContinuousClock.now + .seconds(5)
+            // The freed place is noticed when the relay sees the close: a client refused before then tries again.
+            let deadline = ContinuousClock.now + .seconds(10)
             var answered = false
             while !answered, ContinuousClock.now < deadline {
                 let connection = try RawConnection(port: port)
                 connection.send(Self.healthRequest)
-                answered = await connection.read(timeout: .milliseconds(200)) {
+                answered = await connection.read(timeout: deadline - ContinuousClock.now) {
                     String(decoding: $0, as: UTF8.self).contains("200 OK")
                 }
             }
