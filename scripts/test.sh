@@ -44,6 +44,9 @@ python3 -m pip install --quiet -r scripts/requirements-test.txt
 step "live stream against schema/stream.md and stream-frames.schema.json"
 python3 scripts/check_stream_protocol.py "$(swift build --show-bin-path)/wots-relay"
 
+step "connection flood: 1,100 half-open connections against the real binary (standard library only)"
+python3 scripts/check_connection_flood.py "$(swift build --show-bin-path)/wots-relay"
+
 step "live relay against schema/openapi.yaml (schemathesis; any 5xx fails)"
 bash scripts/openapi-check.sh 2>&1 | without_tracing_warning
 

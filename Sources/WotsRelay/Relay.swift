@@ -130,11 +130,16 @@ public struct Relay: Sendable {
                     logger: context.logger
                 )
             } catch {
+                // Rethrown so the WebSocket library closes with the code the error names (1007 for a text message
+                // that is not UTF-8, 1009 for one too large) instead of 1000.
                 context.logger.debug("stream ended", metadata: ["error": "\(error)"])
+                throw error
             }
         }
         let webSocketResponder = webSocketRouter.buildResponder()
         let sweeper = Sweeper(storage: self.storage, configuration: self.configuration, logger: self.logger)
+        let maximumConnections =
+            self.configuration.maximumConnections ?? DescriptorLimit.connectionCap(forLimit: DescriptorLimit.current)
         return Application(
             router: self.buildRouter(),
             // The hub pings every socket from one relay-wide timer (a per-socket auto-ping task costs ~3 KiB per idle
@@ -145,10 +150,20 @@ public struct Relay: Sendable {
                         responder: responder,
                         webSocketResponder: webSocketResponder,
                         configuration: .init(
-                            ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .disabled)
+                            http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
+                            ws: .init(
+                                maxFrameSize: configuration.maximumFrameSize,
+                                autoPing: .disabled,
+                                validateUTF8: true
+                            )
                         )
                     ),
-                    userTimeout: configuration.pingInterval * 2
+                    userTimeout: configuration.pingInterval * 2,
+                    edge: .init(
+                        headerTimeout: configuration.headerTimeout,
+                        bodyTimeout: configuration.bodyTimeout,
+                        fragmentTimeout: configuration.fragmentTimeout
+                    )
                 )
             },
             configuration: .init(
@@ -156,9 +171,31 @@ public struct Relay: Sendable {
                 serverName: "wots-relay"
             ),
             services: services + [self.accounts, self.hub, sweeper, self.makeHealthMonitor()],
-            onServerRunning: onServerRunning,
-            logger: self.logger
+            onServerRunning: { [logger = self.logger] channel in
+                let guardInstalled = channel.eventLoop.submit {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptGuard(maximumConnections: maximumConnections, logger: logger),
+                        position: .first
+                    )
+                }
+                do {
+                    try await guardInstalled.get()
+                    logger.info("accepting connections", metadata: ["maximumConnections": "\(maximumConnections)"])
+                } catch {
+                    logger.error("could not install the connection cap", metadata: ["error": "\(error)"])
+                }
+                await onServerRunning(channel)
+            },
+            logger: Self.libraryLogger(from: self.logger)
         )
+    }
+
+    /// The logger Hummingbird and the WebSocket library get: never below debug, because at trace they log request
+    /// headers and the first bytes of every WebSocket frame (sessions and tokens among them).
+    public static func libraryLogger(from logger: Logger) -> Logger {
+        var libraryLogger = logger
+        libraryLogger.logLevel = max(logger.logLevel, .debug)
+        return libraryLogger
     }
 
     private func makeHealthMonitor() -> some Service {

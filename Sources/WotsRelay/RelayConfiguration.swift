@@ -55,6 +55,21 @@ public struct RelayConfiguration: Sendable {
     /// How often the database is probed while unavailable or short of space, which bounds how long after it
     /// recovers the relay notices. Default 250 milliseconds.
     public var recoveryProbeInterval: Duration = .milliseconds(250)
+    /// A new connection must send its first request's whole header block (or its WebSocket upgrade) within this time,
+    /// else it is closed: a slowloris peer trickling headers holds a descriptor no longer. Default 10 seconds.
+    public var headerTimeout: Duration = .seconds(10)
+    /// A request's body must arrive whole within this time after its head, else the connection is closed.
+    /// Default 30 seconds.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// An HTTP keep-alive connection with no request under way is closed after this long; it also bounds the headers
+    /// of every request after the first. Default 60 seconds.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Most connections (HTTP and WebSocket) open at once; one more is accepted and closed at once. Default nil: derived
+    /// from the descriptor limit at start (`DescriptorLimit.connectionCap`).
+    public var maximumConnections: Int? = nil
+    /// A fragmented WebSocket message must be finished within this time after its first fragment, else the socket is
+    /// closed with 1008. Default 10 seconds.
+    public var fragmentTimeout: Duration = .seconds(10)
 
     public init() {}
 
@@ -93,8 +108,16 @@ public struct RelayConfiguration: Sendable {
             ("authenticationTimeout", self.authenticationTimeout), ("accountCacheLifetime", self.accountCacheLifetime),
             ("sweepInterval", self.sweepInterval), ("acknowledgementMemory", self.acknowledgementMemory),
             ("healthProbeInterval", self.healthProbeInterval), ("recoveryProbeInterval", self.recoveryProbeInterval),
+            ("headerTimeout", self.headerTimeout), ("bodyTimeout", self.bodyTimeout), ("idleTimeout", self.idleTimeout),
+            ("fragmentTimeout", self.fragmentTimeout),
         ] {
             try require(duration > .zero, "\(name) must be longer than zero")
+        }
+        if let maximumConnections = self.maximumConnections {
+            try require(
+                (1...10_000_000).contains(maximumConnections),
+                "maximumConnections \(maximumConnections) is not in 1–10,000,000"
+            )
         }
         if let resyncInterval = self.resyncInterval {
             try require(resyncInterval > .zero, "resyncInterval must be longer than zero")

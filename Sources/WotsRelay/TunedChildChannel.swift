@@ -1,6 +1,8 @@
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 
 #if canImport(Glibc)
     import Glibc
@@ -12,9 +14,20 @@ import NIOCore
 ///   buffer for the next read, and its default first guess (2 KiB) would be held by every idle socket.
 /// - With `userTimeout`, data the peer does not acknowledge within it closes the connection (Linux
 ///   `TCP_USER_TIMEOUT`), so a relay-wide ping to a vanished peer ends its socket without a per-socket timer.
+/// - With `edge`, an `EdgeGuardHandler` goes first in the pipeline and a `RequestGuard` before the HTTP upgrade
+///   handler: header, body and WebSocket-fragment deadlines, unmasked frames refused, and every malformed or misplaced
+///   request answered and closed.
 struct TunedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
+    /// The deadlines the edge handlers enforce.
+    struct EdgeSettings: Sendable {
+        var headerTimeout: Duration
+        var bodyTimeout: Duration
+        var fragmentTimeout: Duration
+    }
+
     let base: Base
     let userTimeout: Duration?
+    var edge: EdgeSettings? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
         do {
@@ -38,10 +51,35 @@ struct TunedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return self.base.setup(channel: channel, logger: logger)
+        guard let edge else { return self.base.setup(channel: channel, logger: logger) }
+        let edgeGuard = EdgeGuardHandler(
+            headerTimeout: edge.headerTimeout,
+            fragmentTimeout: edge.fragmentTimeout,
+            logger: logger
+        )
+        do {
+            try channel.pipeline.syncOperations.addHandler(edgeGuard, position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return self.base.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let upgrader = try operations.handler(
+                type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self
+            )
+            let requestGuard = RequestGuard(edge: edgeGuard, bodyTimeout: edge.bodyTimeout, logger: logger)
+            try operations.addHandler(requestGuard, position: .before(upgrader))
+            edgeGuard.onUpgrade = { [weak requestGuard] in
+                guard let requestGuard else { return }
+                channel.pipeline.syncOperations.removeHandler(requestGuard, promise: nil)
+            }
+            return value
+        }.nonisolated()
     }
 
     func handle(value: Base.Value, logger: Logger) async {
-        await self.base.handle(value: value, logger: logger)
+        var quieter = logger
+        quieter.handler = ConnectionFailureLogHandler(base: logger.handler)
+        await self.base.handle(value: value, logger: quieter)
     }
 }

@@ -60,6 +60,30 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Longest a shutdown waits for requests under way.", valueName: "DURATION"))
     var drainTimeout = "8s"
 
+    @Option(
+        help: ArgumentHelp(
+            "Most connections (HTTP and WebSocket) open at once; one more is closed at once.",
+            discussion: "Default: nine tenths of the descriptor limit (raised to the hard limit at start), less 64."
+        )
+    )
+    var maxConnections: Int?
+
+    @Option(
+        help: ArgumentHelp("Longest a new connection may take to send its request header.", valueName: "DURATION")
+    )
+    var headerTimeout = "10s"
+
+    @Option(help: ArgumentHelp("Longest a request body may take after its header.", valueName: "DURATION"))
+    var bodyTimeout = "30s"
+
+    @Option(help: ArgumentHelp("Longest an HTTP keep-alive connection may sit idle.", valueName: "DURATION"))
+    var idleTimeout = "60s"
+
+    @Option(
+        help: ArgumentHelp("Longest a fragmented WebSocket message may take to finish.", valueName: "DURATION")
+    )
+    var fragmentTimeout = "10s"
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -90,6 +114,11 @@ struct Serve: AsyncParsableCommand {
         relay.maximumRequestSize = max(relay.maximumRequestSize, self.maxEnvelopeSize * 2)
         relay.maximumFrameSize = max(relay.maximumFrameSize, self.maxEnvelopeSize * 2)
         relay.sendRate = RateLimit(perSecond: self.sendRate, burst: self.sendRate * 4)
+        relay.maximumConnections = self.maxConnections
+        relay.headerTimeout = try HumanUnits.duration(self.headerTimeout, name: "--header-timeout")
+        relay.bodyTimeout = try HumanUnits.duration(self.bodyTimeout, name: "--body-timeout")
+        relay.idleTimeout = try HumanUnits.duration(self.idleTimeout, name: "--idle-timeout")
+        relay.fragmentTimeout = try HumanUnits.duration(self.fragmentTimeout, name: "--fragment-timeout")
         relay.registrationRate = RateLimit(
             perSecond: self.registrationsPerMinute / 60,
             burst: max(20, self.registrationsPerMinute)
@@ -116,10 +145,12 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "wots.relay")
+        let descriptorLimit = DescriptorLimit.raiseToHardLimit()
+        logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
         let settings = try self.settings()
         try ListeningAddress.ensureAvailable(host: settings.relay.host, port: settings.relay.port)
         let bus = EventBus()
-        let backend = try await settings.storage.open(bus: bus, logger: logger)
+        let backend = try await settings.storage.open(bus: bus, logger: Relay.libraryLogger(from: logger))
         let relayService = RelayService(configuration: settings.relay, backend: backend, bus: bus, logger: logger)
         var group = ServiceGroupConfiguration(
             services: backend.services.map { .init(service: $0) } + [

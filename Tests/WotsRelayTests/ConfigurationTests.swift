@@ -10,6 +10,7 @@ import WotsRelay
     enum BrokenRule: String, CaseIterable, Sendable {
         case frameSmallerThanTwoEnvelopes, requestSmallerThanTwoEnvelopes, portOutOfRange, tinyEnvelopes, noMailbox
         case noSendRate, zeroSessionLifetime, zeroResyncInterval
+        case zeroHeaderTimeout, zeroBodyTimeout, zeroIdleTimeout, zeroFragmentTimeout, noConnections
 
         func apply(to configuration: inout RelayConfiguration) {
             switch self {
@@ -21,6 +22,11 @@ import WotsRelay
             case .noSendRate: configuration.sendRate = RateLimit(perSecond: 0, burst: 1)
             case .zeroSessionLifetime: configuration.sessionLifetime = .zero
             case .zeroResyncInterval: configuration.resyncInterval = .zero
+            case .zeroHeaderTimeout: configuration.headerTimeout = .zero
+            case .zeroBodyTimeout: configuration.bodyTimeout = .zero
+            case .zeroIdleTimeout: configuration.idleTimeout = .zero
+            case .zeroFragmentTimeout: configuration.fragmentTimeout = .zero
+            case .noConnections: configuration.maximumConnections = 0
             }
         }
     }
@@ -30,6 +36,17 @@ import WotsRelay
         var configuration = RelayConfiguration()
         rule.apply(to: &configuration)
         #expect(throws: WotsError(.invalidArgument, ""), "\(rule)") { _ = try configuration.validated() }
+    }
+
+    @Test(arguments: [(1_024, 854), (20_000, 17_936), (10, 16), (1_048_576, 943_649)])
+    func theDefaultConnectionCapLeavesRoomForTheDatabase(limit: Int, cap: Int) {
+        #expect(DescriptorLimit.connectionCap(forLimit: limit) == cap)
+    }
+
+    @Test func theDescriptorLimitIsRaisedToTheHardLimit() {
+        let raised = DescriptorLimit.raiseToHardLimit()
+        #expect(raised == DescriptorLimit.current)
+        #expect(raised >= 1_024)
     }
 
     @Test func aRelayRefusesToStartWithABrokenConfiguration() async {
