@@ -49,6 +49,9 @@ public struct RelayConfiguration: Sendable {
     /// How often the database is probed while unavailable or short of space, which bounds how long after it
     /// recovers the relay notices. Default 250 milliseconds.
     public var recoveryProbeInterval: Duration = .milliseconds(250)
+    /// Reverse proxies whose `X-Forwarded-For` names the client for per-address rate limits. Default none: the peer
+    /// address is the client.
+    public var trustedProxies: TrustedProxies = .none
 
     public init() {}
 
