@@ -13,6 +13,8 @@ public struct Messenger: Sendable {
         public var relay: String?
         /// The account folder.
         public var home: URL
+        /// The certificate authorities an `https://` relay may be signed by. Default the system's.
+        public var trust: RelayTrust = .system
         /// scrypt cost for newly sealed private records. Default `.standard`.
         public var keyDerivationCost: KeyDerivationCost = .standard
         /// Where the secret comes from.
@@ -29,6 +31,7 @@ public struct Messenger: Sendable {
         public init(
             relay: String?,
             home: URL,
+            trust: RelayTrust = .system,
             keyDerivationCost: KeyDerivationCost = .standard,
             secret: SecretSource = .terminal,
             unlockCache: (any UnlockCache)? = nil,
@@ -36,6 +39,7 @@ public struct Messenger: Sendable {
         ) {
             self.relay = relay
             self.home = home
+            self.trust = trust
             self.keyDerivationCost = keyDerivationCost
             self.secret = secret
             self.unlockCache = unlockCache
@@ -57,6 +61,6 @@ public struct Messenger: Sendable {
         if relay == nil, let profile = try? self.store.read(Profile.self, from: LocalStore.FileName.profile) {
             relay = profile.relay
         }
-        self.relay = try RelayClient(baseURL: relay ?? Configuration.defaultRelay)
+        self.relay = try RelayClient(baseURL: relay ?? Configuration.defaultRelay, trust: configuration.trust)
     }
 }
