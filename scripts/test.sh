@@ -11,6 +11,10 @@ step() { printf '\n==> %s\n' "$*"; }
 # pip installs as root here; its "running pip as the root user" warning is noise in a test log.
 export PIP_ROOT_USER_ACTION=ignore
 
+# Relays started by the tests serve /metrics on a free loopback port rather than the default 127.0.0.1:9090, so two
+# relays running at once (fault tests, parallel Swift tests) never fight over it. A flag still wins.
+export WOTS_ADMIN_ADDRESS=127.0.0.1:0
+
 # swift-distributed-tracing (through Hummingbird) keeps CMakeLists.txt files in its Sources/ without excluding them,
 # so SwiftPM warns "found 1 file(s) which are unhandled" for three of its targets on every build. The fix belongs in
 # that package's manifest (still there in its latest release, 1.7.3); until then exactly that warning and the path
@@ -54,6 +58,11 @@ if [ -f scripts/e2e.sh ]; then
   step "end to end: wots and wots-relay binaries on SQLite and PostgreSQL"
   WOTS_E2E_POSTGRES=1 bash scripts/e2e.sh 2>&1 | without_tracing_warning
 fi
+
+step "TLS end to end: https:// and wss:// with a throwaway CA, SIGHUP reload, the operator's address"
+# A fresh Debian 12 has libssl-dev (the build needs it) but not necessarily the openssl command.
+command -v openssl >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends openssl; }
+python3 scripts/check_tls.py "$(swift build --show-bin-path)"
 
 step "process faults: PostgreSQL connections lost under load, SQLite on a full disk"
 bash scripts/process-faults.sh "$(swift build --show-bin-path)"

@@ -13,6 +13,8 @@ public struct Messenger: Sendable {
         public var relay: String?
         /// The account folder.
         public var home: URL
+        /// The certificate authorities an `https://` relay may be signed by. Default the system's.
+        public var trust: RelayTrust = .system
         /// Where the secret comes from.
         public var secret: SecretSource = .terminal
         /// Where `unlockSession(for:)` keeps derived keys and where commands look for them before asking for the
@@ -27,12 +29,14 @@ public struct Messenger: Sendable {
         public init(
             relay: String?,
             home: URL,
+            trust: RelayTrust = .system,
             secret: SecretSource = .terminal,
             unlockCache: (any UnlockCache)? = nil,
             notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.relay = relay
             self.home = home
+            self.trust = trust
             self.secret = secret
             self.unlockCache = unlockCache
             self.notice = notice
@@ -53,6 +57,6 @@ public struct Messenger: Sendable {
         if relay == nil, let profile = try? self.store.read(Profile.self, from: LocalStore.FileName.profile) {
             relay = profile.relay
         }
-        self.relay = try RelayClient(baseURL: relay ?? Configuration.defaultRelay)
+        self.relay = try RelayClient(baseURL: relay ?? Configuration.defaultRelay, trust: configuration.trust)
     }
 }

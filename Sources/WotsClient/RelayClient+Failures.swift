@@ -60,6 +60,24 @@ extension RelayClient {
         )
     }
 
+    /// An `https://` relay whose certificate did not verify: the problem and, for a private CA, the fix.
+    nonisolated func untrustedCertificateRefusal() -> WotsError {
+        let host = URLComponents(string: self.baseURL)?.host ?? self.baseURL
+        let trusted = self.trust.caFile.map { "the system's certificate authorities nor \($0)" }
+        return WotsError(
+            .relayUnreachable,
+            "relay unreachable at \(self.baseURL): its TLS certificate is not trusted here (not signed by "
+                + (trusted ?? "a certificate authority this system trusts")
+                + ", or not issued for \(host)); for a relay with a private CA, pass --ca-file FILE "
+                + "(or set WOTS_CA_FILE) with that CA's PEM certificate"
+        )
+    }
+
+    static func isUntrustedCertificate(_ error: any Error) -> Bool {
+        let text = String(describing: error)
+        return text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname")
+    }
+
     static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         if text.contains("connectTimeout") || text.contains("deadlineExceeded") { return "timed out" }

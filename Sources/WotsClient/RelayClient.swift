@@ -17,6 +17,8 @@ public actor RelayClient {
     public nonisolated let baseURL: String
     /// Per-request time limit. Default 30 seconds.
     public nonisolated let timeout: Duration
+    /// The certificate authorities an `https://` relay may be signed by; its stream (`wss://`) uses the same.
+    public nonisolated let trust: RelayTrust
 
     let http: HTTPClient
     /// Set once an https:// relay answered over TLS: from then on no request watches for a plain-HTTP relay.
@@ -31,12 +33,17 @@ public actor RelayClient {
     /// The process-wide HTTP client: a refused connection fails at once (the default client retries until the request
     /// deadline, so "relay unreachable" would take 30 seconds); connecting may take 10 seconds. Never shut down: it
     /// lives as long as the process, like `HTTPClient.shared`.
-    public static let sharedHTTPClient: HTTPClient = {
+    public static let sharedHTTPClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: httpClientConfiguration
+    )
+
+    static var httpClientConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+        return configuration
+    }
 
     /// Largest answer read, in bytes: a directory page of 100 entries or a mailbox page fits easily.
     static let maximumResponseSize = 16 << 20
@@ -44,18 +51,21 @@ public actor RelayClient {
     /// - Parameters:
     ///   - baseURL: `http://` or `https://` URL of the relay.
     ///   - timeout: per-request limit. Default 30 seconds.
-    ///   - httpClient: default a process-wide client that fails fast when the relay refuses connections.
+    ///   - trust: the certificate authorities of an `https://` relay. Default the system's.
+    ///   - httpClient: default the trust's process-wide client, which fails fast when the relay refuses connections.
     /// - Throws: `WotsError.invalidInput` when the URL is not an http(s) URL.
     public init(
         baseURL: String,
         timeout: Duration = .seconds(30),
-        httpClient: HTTPClient = RelayClient.sharedHTTPClient
+        trust: RelayTrust = .system,
+        httpClient: HTTPClient? = nil
     )
         throws
     {
         self.baseURL = try Self.normalize(baseURL)
         self.timeout = timeout
-        self.http = httpClient
+        self.trust = trust
+        self.http = httpClient ?? trust.sharedHTTPClient
     }
 
     /// Checks and normalizes a relay URL: scheme http or https, a host, no query; the trailing slash removed.
@@ -343,6 +353,7 @@ public actor RelayClient {
             throw CancellationError()
         } catch {
             if watch, await self.speaksPlainHTTP() { throw self.plainHTTPRefusal() }
+            if Self.isUntrustedCertificate(error) { throw self.untrustedCertificateRefusal() }
             throw WotsError(.relayUnreachable, "relay unreachable at \(self.baseURL) (\(Self.describe(error)))")
         }
     }

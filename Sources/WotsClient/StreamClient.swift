@@ -1,8 +1,13 @@
 import Foundation
 import HummingbirdWSClient
 public import Logging
+import NIOSSL
 import Synchronization
 public import WotsCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The relay's live stream (`GET /v1/stream`): authenticates in the first frame, then receives queued and live
 /// messages and acknowledges them; reconnects with exponential back-off when the connection drops.
@@ -53,6 +58,7 @@ public struct StreamClient: Sendable {
         status: @escaping @Sendable (Status) -> Void,
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
+        try self.checkStreamHost()
         var backoff = self.initialBackoff
         while true {
             try Task.checkCancellation()
@@ -78,6 +84,20 @@ public struct StreamClient: Sendable {
         }
     }
 
+    /// The WebSocket client (swift-websocket) always sends the URL's host as TLS server name, which an IP address
+    /// cannot be; it would fail on every attempt, so the stream refuses such a URL at once, naming the fix.
+    /// - Throws: `invalid_input` for a `wss://` URL whose host is an IP address.
+    func checkStreamHost() throws {
+        guard self.url.lowercased().hasPrefix("wss://"), let host = URLComponents(string: self.url)?.host,
+            AddressText.isIPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+        else { return }
+        throw WotsError(
+            .invalidInput,
+            "the live stream of an https:// relay needs its host name, not the IP address \(host): use --relay "
+                + "https://NAME:PORT with a name the relay's certificate lists (as localhost for 127.0.0.1)"
+        )
+    }
+
     private func connectOnce(
         connected: Flag,
         status: @escaping @Sendable (Status) -> Void,
@@ -90,7 +110,12 @@ public struct StreamClient: Sendable {
             maxFrameSize: maximumFrameSize,
             autoPing: .enabled(timePeriod: .seconds(30))
         )
-        try await WebSocketClient.connect(url: self.url, configuration: configuration, logger: self.logger) {
+        try await WebSocketClient.connect(
+            url: self.url,
+            configuration: configuration,
+            tlsConfiguration: relay.trust.tlsConfiguration,
+            logger: self.logger
+        ) {
             inbound,
             outbound,
             _ in
@@ -162,4 +187,13 @@ final class Flag: Sendable {
     var isSet: Bool { self.value.load(ordering: .relaxed) }
 
     func set() { self.value.store(true, ordering: .relaxed) }
+}
+
+/// Whether text is an IPv4 or IPv6 address literal.
+enum AddressText {
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
 }

@@ -4,7 +4,8 @@ import NIOCore
 import WotsCore
 import WotsStorage
 
-/// `/healthz` (the process answers), `/readyz` (the database answers) and `/metrics` (Prometheus text).
+/// `/healthz` (the process answers), `/readyz` (the database answers) and `/metrics` (Prometheus text). The probes
+/// are on the public and the administration address; the metrics only on the administration address.
 struct HealthRoutes: Sendable {
     let storage: RelayStorage
     let metrics: RelayMetrics
@@ -29,7 +30,8 @@ struct HealthRoutes: Sendable {
         (error as? WotsError)?.reason ?? "the database did not answer"
     }
 
-    func register(on router: Router<RelayRequestContext>) {
+    /// `/healthz` and `/readyz`.
+    func registerProbes(on router: Router<RelayRequestContext>) {
         router.get("/healthz") { _, _ in
             try JSONBody.response(["status": "ok"])
         }
@@ -37,17 +39,25 @@ struct HealthRoutes: Sendable {
             try await self.checkReadiness()
             return try JSONBody.response(["status": "ready"])
         }
+    }
+
+    /// `/metrics`.
+    func registerMetrics(on router: Router<RelayRequestContext>) {
         router.get("/metrics") { _, _ in
-            // Mailbox totals are read at scrape time; a database hiccup leaves the previous values.
-            if let statistics = try? await self.storage.mailboxes.statistics() {
-                self.metrics.mailboxWaiting.record(statistics.waiting)
-                self.metrics.mailboxDeepest.record(statistics.deepest)
-            }
-            return Response(
+            Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: self.metrics.exposition()))
+                body: .init(byteBuffer: ByteBuffer(string: await self.scrape()))
             )
         }
+    }
+
+    /// The Prometheus exposition, with mailbox totals read now; a database hiccup leaves the previous values.
+    func scrape() async -> String {
+        if let statistics = try? await self.storage.mailboxes.statistics() {
+            self.metrics.mailboxWaiting.record(statistics.waiting)
+            self.metrics.mailboxDeepest.record(statistics.deepest)
+        }
+        return self.metrics.exposition()
     }
 }

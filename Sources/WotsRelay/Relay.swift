@@ -62,7 +62,10 @@ public struct Relay: Sendable {
         let acknowledger = self.makeAcknowledger()
         let router = Router(context: RelayRequestContext.self)
         router.add(middleware: ErrorMiddleware(metrics: self.metrics))
-        HealthRoutes(storage: self.storage, metrics: self.metrics).register(on: router)
+        if !self.configuration.trustedProxies.ranges.isEmpty {
+            router.add(middleware: ClientAddressMiddleware(proxies: self.configuration.trustedProxies))
+        }
+        self.healthRoutes.registerProbes(on: router)
         DirectoryRoutes(storage: self.storage).register(on: router)
         AuthenticationRoutes(
             authenticator: authenticator,
@@ -103,10 +106,13 @@ public struct Relay: Sendable {
 
     /// The whole application: HTTP routes, the WebSocket stream, the delivery hub and the sweeper.
     /// - Parameters:
-    ///   - services: more services to run beside the relay (a database client, PostgreSQL notifications).
+    ///   - services: more services to run beside the relay (a database client, PostgreSQL notifications, the
+    ///     administration application).
+    ///   - tls: serve HTTPS and WSS with this store's certificate; default nil, plain HTTP.
     ///   - onServerRunning: called with the listening channel (its local address tells the port when it was 0).
     public func buildApplication(
         services: [any Service] = [],
+        tls: CertificateStore? = nil,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let session = StreamSession(
@@ -145,7 +151,7 @@ public struct Relay: Sendable {
             // The hub pings every socket from one relay-wide timer (a per-socket auto-ping task costs ~3 KiB per idle
             // connection); a peer that stops acknowledging for two intervals is dropped by TCP_USER_TIMEOUT.
             server: HTTPServerBuilder { [configuration = self.configuration] responder in
-                TunedChildChannel(
+                try TunedChildChannel(
                     base: HTTP1WebSocketUpgradeChannel(
                         responder: responder,
                         webSocketResponder: webSocketResponder,
@@ -165,6 +171,7 @@ public struct Relay: Sendable {
                         fragmentTimeout: configuration.fragmentTimeout
                     )
                 )
+                .secured(by: tls)
             },
             configuration: .init(
                 address: .hostname(self.configuration.host, port: self.configuration.port),

@@ -70,6 +70,9 @@ public struct RelayConfiguration: Sendable {
     /// A fragmented WebSocket message must be finished within this time after its first fragment, else the socket is
     /// closed with 1008. Default 10 seconds.
     public var fragmentTimeout: Duration = .seconds(10)
+    /// Reverse proxies whose `X-Forwarded-For` names the client for per-address rate limits. Default none: the peer
+    /// address is the client.
+    public var trustedProxies: TrustedProxies = .none
 
     public init() {}
 

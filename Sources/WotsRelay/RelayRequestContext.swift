@@ -8,8 +8,9 @@ public struct RelayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by `SessionMiddleware`; nil on public routes.
     public var authenticatedToken: Token?
-    /// The peer's IP address, or "unknown".
-    public let remoteAddress: String
+    /// The client's IP address: the peer's, or the one a trusted proxy forwarded (`ClientAddressMiddleware`);
+    /// "unknown" when there is none.
+    public internal(set) var remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -11,6 +11,8 @@ struct RelayService: Service {
     let configuration: RelayConfiguration
     let backend: DatabaseBackend
     let bus: EventBus
+    let certificates: CertificateStore?
+    let administration: AdministrationAddress?
     let logger: Logger
 
     func run() async throws {
@@ -22,9 +24,19 @@ struct RelayService: Service {
             logger: self.logger
         )
         let host = self.configuration.host
-        let application = relay.buildApplication { channel in
+        let scheme = self.certificates == nil ? "http" : "https"
+        let administration = self.administration.map { address in
+            relay.buildAdministrationApplication(host: address.host, port: address.port) { channel in
+                let port = channel.localAddress?.port ?? 0
+                Self.say("wots-relay administration (metrics, health) on http://\(address.host):\(port)")
+            }
+        }
+        let application = relay.buildApplication(
+            services: administration.map { [$0] } ?? [],
+            tls: self.certificates
+        ) { channel in
             let port = channel.localAddress?.port ?? 0
-            FileHandle.standardOutput.write(Data("wots-relay listening on http://\(host):\(port)\n".utf8))
+            Self.say("wots-relay listening on \(scheme)://\(host):\(port)")
         }
         try await withGracefulShutdownHandler {
             try await application.run()
@@ -34,5 +46,9 @@ struct RelayService: Service {
                 metadata: ["websockets": "\(relay.openStreamCount)"]
             )
         }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

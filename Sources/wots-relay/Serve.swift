@@ -87,6 +87,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @OptionGroup(title: "Transport")
+    var transport: TransportOptions
+
     func validate() throws {
         do {
             _ = try self.settings()
@@ -130,8 +133,11 @@ struct Serve: AsyncParsableCommand {
             startupTimeout: try HumanUnits.duration(self.startupTimeout, name: "--startup-timeout")
         )
         if case .postgres = storage.location { relay.resyncInterval = .seconds(30) }
+        let transport = try self.transport.settings(publicHost: self.host, publicPort: self.port)
+        relay.trustedProxies = transport.trustedProxies
         return ServeSettings(
             relay: try relay.validated(),
+            transport: transport,
             storage: try storage.validated(),
             drainTimeout: try HumanUnits.duration(self.drainTimeout, name: "--drain-timeout")
         )
@@ -149,13 +155,32 @@ struct Serve: AsyncParsableCommand {
         logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
         let settings = try self.settings()
         try ListeningAddress.ensureAvailable(host: settings.relay.host, port: settings.relay.port)
+        if let administration = settings.transport.administration {
+            try ListeningAddress.ensureAvailable(host: administration.host, port: administration.port)
+        }
+        let certificates = try settings.transport.tls.map {
+            try CertificateStore(certificatePath: $0.certificatePath, keyPath: $0.keyPath)
+        }
+        if let certificates {
+            logger.info("TLS certificate loaded", metadata: ["certificate": "\(certificates.summary)"])
+        }
         let bus = EventBus()
         let backend = try await settings.storage.open(bus: bus, logger: Relay.libraryLogger(from: logger))
-        let relayService = RelayService(configuration: settings.relay, backend: backend, bus: bus, logger: logger)
+        let relayService = RelayService(
+            configuration: settings.relay,
+            backend: backend,
+            bus: bus,
+            certificates: certificates,
+            administration: settings.transport.administration,
+            logger: logger
+        )
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = backend.services.map { .init(service: $0) }
+        if let certificates {
+            services.append(.init(service: CertificateReloader(store: certificates, logger: logger)))
+        }
+        services.append(.init(service: relayService, successTerminationBehavior: .gracefullyShutdownGroup))
         var group = ServiceGroupConfiguration(
-            services: backend.services.map { .init(service: $0) } + [
-                .init(service: relayService, successTerminationBehavior: .gracefullyShutdownGroup)
-            ],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -168,6 +193,7 @@ struct Serve: AsyncParsableCommand {
 /// What `serve` runs with, checked.
 struct ServeSettings: Sendable {
     var relay: RelayConfiguration
+    var transport: TransportSettings
     var storage: StorageSettings
     var drainTimeout: Duration
 }

@@ -12,7 +12,9 @@ struct Wots: AsyncParsableCommand {
         commandName: "wots",
         abstract: "End-to-end encrypted messages through a Wots relay.",
         discussion: """
-            The relay comes from --relay, WOTS_RELAY, the account's own relay, or http://127.0.0.1:8080. Local \
+            The relay comes from --relay, WOTS_RELAY, the account's own relay, or http://127.0.0.1:8080; an \
+            https:// relay must have a certificate the system trusts, or one signed by a CA of --ca-file \
+            (WOTS_CA_FILE). Local \
             state lives under --home, WOTS_HOME, $XDG_DATA_HOME/wots or ~/.local/share/wots (folder 0700, files \
             0600; private keys only ever stored sealed). The secret comes from --secret-file, WOTS_SECRET, the keys \
             kept by `wots unlock`, or is asked on the terminal.
@@ -33,6 +35,17 @@ struct Wots: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Folder of the local account.", valueName: "DIR"))
     var home: String?
 
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Also trust the certificate authorities in this PEM file for an https:// relay.",
+            discussion: "For a relay with a private or self-signed CA; defaults to $WOTS_CA_FILE. The system's "
+                + "authorities stay trusted.",
+            valueName: "FILE"
+        )
+    )
+    var caFile: String?
+
     func validate() throws {
         if let relay {
             do {
@@ -42,6 +55,7 @@ struct Wots: AsyncParsableCommand {
             }
         }
         if let home, home.isEmpty { throw ValidationError("--home must not be empty") }
+        if let caFile, caFile.isEmpty { throw ValidationError("--ca-file must not be empty") }
     }
 
     /// Builds the client from flags and environment; only the executable reads them.
@@ -59,10 +73,13 @@ struct Wots: AsyncParsableCommand {
         } else {
             secret = .terminal
         }
+        let caFile = self.caFile ?? environment["WOTS_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let trust = try caFile.map { try RelayTrust(caFile: $0) } ?? .system
         return try Messenger(
             configuration: Messenger.Configuration(
                 relay: relay,
                 home: home,
+                trust: trust,
                 secret: secret,
                 unlockCache: SessionKeyring(),
                 notice: { Terminal.note($0) }

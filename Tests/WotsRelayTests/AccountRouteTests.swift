@@ -221,7 +221,7 @@ import WotsTesting
             #expect(try await client.request("/healthz", method: .get).status == .ok)
             #expect(try await client.request("/readyz", method: .get).status == .ok)
             try await client.register(alice)
-            let metrics = String(buffer: try await client.request("/metrics", method: .get).body)
+            let metrics = await harness.relay.scrapeMetrics()
             #expect(metrics.contains("wots_registrations_total 1"))
             #expect(metrics.contains("wots_mailbox_messages_waiting 0"))
         }

@@ -36,7 +36,7 @@ final class RelayProcess: Sendable {
         process.arguments =
             [
                 "serve", "--port", "0", "--database", database, "--send-rate", "100000",
-                "--registrations-per-minute", "100000",
+                "--registrations-per-minute", "100000", "--admin-address", "127.0.0.1:0",
             ] + extraArguments
         let output = Pipe()
         process.standardOutput = output

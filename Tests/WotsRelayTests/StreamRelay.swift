@@ -14,6 +14,7 @@ struct StreamRelay: Sendable {
     let aliceSession: String
     let bobSession: String
     let carolSession: String
+    let relay: Relay
 
     static func run(
         configuration: RelayConfiguration = RelayHarness.testConfiguration,
@@ -36,7 +37,8 @@ struct StreamRelay: Sendable {
                     port: try #require(client.port),
                     aliceSession: try await client.login(TestIdentities.alice),
                     bobSession: try await client.login(TestIdentities.bob),
-                    carolSession: try await client.login(TestIdentities.carol)
+                    carolSession: try await client.login(TestIdentities.carol),
+                    relay: harness.relay
                 )
             )
         }
@@ -58,8 +60,9 @@ struct StreamRelay: Sendable {
         return socket
     }
 
+    /// What `/metrics` on the administration address serves.
     func metrics() async throws -> String {
-        String(buffer: try await self.client.request("/metrics", method: .get).body)
+        await self.relay.scrapeMetrics()
     }
 
     /// Polls `/metrics` until the sample satisfies `condition`, for at most `timeout`; whether it did.
