@@ -2,7 +2,8 @@
 # `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, a short fuzzing run
 # (scripts/fuzz.sh), then the checks that live outside Swift: independent Python checks of the byte layouts and of the
 # stream protocol, the OpenAPI check, the end-to-end scenarios, the process-level fault tests (PostgreSQL faults under
-# load, SQLite on a full disk) and the web client's tests. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs mounts).
+# load, SQLite on a full disk) and the web client's tests. Needs root for the fault tests (PostgreSQL runs as the
+# postgres user; tmpfs mounts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
