@@ -135,6 +135,10 @@ write("private-records", "plaintext-v2-retired", bytes([1, 1]) + keys + retired)
 write("private-records", "record-json", b"\x02" + json.dumps(private_record, sort_keys=True).encode())
 write("private-records", "wrong-keys", b"\x03" + bytes(range(64)))
 
+# Public keys: u16 length || signing SPKI || u16 length || encryption SPKI || signature.
+for name in ["alice", "bob"]:
+    write("public-keys", name, u16(spki(name, "signing")) + u16(spki(name, "encryption")) + bytes(256))
+
 # Cursors as the relay issues them: base64url of "n1:" and the last nickname, unpadded.
 for nickname in ["alice", "bob_99", "x.y-z"]:
     write("cursors", nickname, base64.urlsafe_b64encode(f"n1:{nickname}".encode()).decode().rstrip("="))

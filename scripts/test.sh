@@ -32,10 +32,10 @@ step "swift tests (in-memory, SQLite, PostgreSQL, relay, client)"
 # Every test is Swift Testing: --disable-xctest drops XCTest's empty "Executed 0 tests" block.
 bash scripts/with-postgres.sh swift test --skip-build --disable-xctest 2>&1 | without_tracing_warning
 
-step "fuzz: every decoder of outside input under libFuzzer and ASan, 8 s per target from Fuzz/Corpus (make fuzz)"
+step "fuzz: every decoder of outside input under libFuzzer and ASan, 7 s per target from Fuzz/Corpus (make fuzz)"
 # A throwaway work corpus, so the short run starts from the committed seeds alone and leaves nothing behind.
 rm -rf .build-fuzzer/test-corpus
-FUZZ_SECONDS=8 FUZZ_WORK_CORPUS="$PWD/.build-fuzzer/test-corpus" bash scripts/fuzz.sh
+FUZZ_SECONDS=7 FUZZ_WORK_CORPUS="$PWD/.build-fuzzer/test-corpus" bash scripts/fuzz.sh
 rm -rf .build-fuzzer/test-corpus
 
 step "independent envelope check (Python cryptography, SECURITY.md only)"
