@@ -15,10 +15,13 @@ seconds="${FUZZ_SECONDS:-60}"
 scratch="$PWD/${FUZZ_SCRATCH:-.build-fuzzer}"
 work="${FUZZ_WORK_CORPUS:-$scratch/corpus}"
 targets="${FUZZ_TARGETS:-$(cd Fuzz/Corpus && echo *)}"
+# Swift's backtracer reads the crashed process's stack in a way AddressSanitizer reports as a second error, hiding
+# the first; libFuzzer prints its own stack.
+export SWIFT_BACKTRACE=enable=no
 build=(swift build --package-path Fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address)
 
 # ld.gold warns "Cannot export local symbol" for every sanitizer-instrumented object it links: harmless, dropped.
-echo "==> building the fuzz targets (WotsCore, WotsCrypto, WotsTransparency with ASan and libFuzzer coverage)"
+echo "==> building the fuzz targets: WotsCore, WotsCrypto, WotsTransparency, WotsTesting with ASan and coverage"
 start=$SECONDS
 "${build[@]}" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 echo "built in $((SECONDS - start)) s"
@@ -33,13 +36,15 @@ for target in $targets; do
     if "$bin/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$crashes/" "$work/$target" "Fuzz/Corpus/$target" >"$log" 2>&1; then
         runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
-        coverage="$(grep -o 'cov: [0-9]*' "$log" | tail -1)"
+        coverage="$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)"
         echo "    no crash: $runs inputs, $coverage, corpus in $work/$target"
     else
         failed+=("$target")
-        echo "    FAILED: the input is in $crashes/; log $log. Its end:"
-        grep -v "^#[0-9]" "$log" | tail -25 | sed 's/^/    /'
-        echo "    reproduce: $bin/fuzz-$target $crashes/<file>"
+        echo "    FAILED: the input is in $crashes/; log $log. What went wrong:"
+        grep -E -A12 "Fatal error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|ALARM|out-of-memory" "$log" |
+            head -30 | sed 's/^/    /' || true
+        grep -E "Test unit written" "$log" | sed 's/^/    /' || true
+        echo "    reproduce: SWIFT_BACKTRACE=enable=no $bin/fuzz-$target $crashes/<file>"
     fi
 done
 
