@@ -2,9 +2,10 @@
 SWIFT ?= swift
 DATABASE ?= sqlite:./wots-data/relay.sqlite
 PREFIX ?= /usr/local
-FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
+FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Fuzz/Package.swift Fuzz/Sources
+FUZZ_SECONDS ?= 60
 
-.PHONY: run build install test bench bench-crypto bench-storage bench-relay demo format lint clean
+.PHONY: run build install test fuzz bench bench-crypto bench-storage bench-relay demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -29,6 +30,11 @@ install:
 ## Build and run every test: unit, contract (in-memory, SQLite, a throwaway PostgreSQL), relay, end to end.
 test:
 	bash scripts/test.sh
+
+## libFuzzer on every decoder that reads outside input, FUZZ_SECONDS each (default 60; FUZZ_SECONDS=3600 for a long
+## run). Crashes are saved in Fuzz/crashes/ and fail the run. See Fuzz/Package.swift.
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
 ## Every benchmark, each bounded in time; results in docs/BENCHMARKS.md.
 bench:

@@ -85,7 +85,7 @@ def start_failure(check, *arguments, expect_in):
 
 def wots(user, *arguments, ca=True, env_ca=False):
     environment = dict(os.environ, WOTS_HOME=path(f"home-{user}"), WOTS_SECRET=f"secret of {user}, long enough",
-                       WOTS_KDF_COST="test", WOTS_RELAY=RELAY_URL)
+                       WOTS_RELAY=RELAY_URL)
     environment.pop("WOTS_CA_FILE", None)
     flags = []
     if env_ca:
@@ -207,7 +207,7 @@ def main():
     listener = subprocess.Popen(
         [WOTS, "--ca-file", path("ca.pem"), "listen", "--json"], stdout=listen_out, stderr=listen_err,
         env=dict(os.environ, WOTS_HOME=path("home-bob"), WOTS_SECRET="secret of bob, long enough",
-                 WOTS_KDF_COST="test", WOTS_RELAY=RELAY_URL))
+                 WOTS_RELAY=RELAY_URL))
     PROCESSES.append(listener)
 
     def sockets_open():

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, then the checks that
-# live outside Swift: independent Python checks of the byte layouts and of the stream protocol, the OpenAPI check,
-# the end-to-end scenarios, the process-level fault tests (PostgreSQL faults under load, SQLite on a full disk) and
-# the web client's tests. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs mounts).
+# `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, a short fuzzing run
+# (scripts/fuzz.sh), then the checks that live outside Swift: independent Python checks of the byte layouts and of the
+# stream protocol, the OpenAPI check, the end-to-end scenarios, the process-level fault tests (PostgreSQL faults under
+# load, SQLite on a full disk) and the web client's tests. Needs root for the fault tests (PostgreSQL runs as the
+# postgres user; tmpfs mounts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,12 @@ swift build --build-tests 2>&1 | without_tracing_warning
 step "swift tests (in-memory, SQLite, PostgreSQL, relay, client)"
 # Every test is Swift Testing: --disable-xctest drops XCTest's empty "Executed 0 tests" block.
 bash scripts/with-postgres.sh swift test --skip-build --disable-xctest 2>&1 | without_tracing_warning
+
+step "fuzz: every decoder of outside input under libFuzzer and ASan, 7 s per target from Fuzz/Corpus (make fuzz)"
+# A throwaway work corpus, so the short run starts from the committed seeds alone and leaves nothing behind.
+rm -rf .build-fuzzer/test-corpus
+FUZZ_SECONDS=7 FUZZ_WORK_CORPUS="$PWD/.build-fuzzer/test-corpus" bash scripts/fuzz.sh
+rm -rf .build-fuzzer/test-corpus
 
 step "independent envelope check (Python cryptography, SECURITY.md only)"
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography==48.0.0

@@ -6,10 +6,24 @@ public enum WireCoding {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(Self.format(date))
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
+    }
+
+    /// `2026-11-23T10:00:00.061Z`: whole milliseconds, the sub-millisecond part dropped as the stores drop it, but a
+    /// time a hair below a whole millisecond (what parsing `.061` gives back) counts as that millisecond, so a date
+    /// read from the wire is written back unchanged. Foundation's ISO 8601 style truncates instead: it wrote `.061`
+    /// back as `.060`, and a date lost a millisecond each time it was decoded and encoded again.
+    static func format(_ date: Date) -> String {
+        let exact = date.timeIntervalSince1970 * 1000
+        let nearest = exact.rounded()
+        let milliseconds = abs(exact - nearest) < 0.001 ? nearest : exact.rounded(.down)
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let fraction = Int(milliseconds - seconds * 1000)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+        return whole.dropLast() + "." + String(1000 + fraction).dropFirst() + "Z"
     }
 
     public static func makeDecoder() -> JSONDecoder {

@@ -1,0 +1,1 @@
+// Only the declaration in include/CLibFuzzer.h; libFuzzer itself comes with -sanitize=fuzzer.

@@ -1,0 +1,3 @@
+import FuzzSupport
+
+Fuzz.run(PrivateRecordsFuzzer.check)
