@@ -16,10 +16,12 @@ enum JSONBodiesFuzzer {
         Fuzz.roundTripJSON(RestoreParametersRequest.self, body)
         Fuzz.roundTripJSON(RestoreRequest.self, body)
         Fuzz.roundTripJSON(RotationRequest.self, body)
+        Fuzz.roundTripJSON(DeletionRequest.self, body)
         Fuzz.roundTripJSON(PrivateRecord.self, body)
         // What a client reads from a relay.
         Fuzz.roundTripJSON(ChallengeResponse.self, body, dates: true)
         Fuzz.roundTripJSON(SessionResponse.self, body, dates: true)
+        Fuzz.roundTripJSON(RelayIdentity.self, body)
         Fuzz.roundTripJSON(RestoreParametersResponse.self, body)
         Fuzz.roundTripJSON(AccountResponse.self, body)
         Fuzz.roundTripJSON(DirectoryPageResponse.self, body)

@@ -21,7 +21,13 @@ enum PublicKeysFuzzer {
             Fuzz.require(keys.signing != keys.encryption, "one key accepted as both signing and encryption key")
             Fuzz.require(keys.fingerprint.bytes.count == Fingerprint.byteCount, "a fingerprint of the wrong size")
         }
-        _ = RegistrationProof.verify(signature: Array(rest), token: token, nickname: nickname, publicKeys: keys)
+        _ = RegistrationProof.verify(
+            signature: Array(rest),
+            relayID: Array("fuzz-relay".utf8),
+            token: token,
+            nickname: nickname,
+            publicKeys: keys
+        )
     }
 
     private static func lengthPrefixed(_ bytes: inout ArraySlice<UInt8>) -> [UInt8] {
