@@ -52,6 +52,9 @@ python3 scripts/check_signed_note.py
 step "Python test requirements (pinned, scripts/requirements-test.txt)"
 python3 -m pip install --quiet -r scripts/requirements-test.txt
 
+step "independent interop: account vectors, and a Python client against wots-relay and the wots CLI"
+python3 scripts/check_interop.py --relay-bin "$(swift build --show-bin-path)/wots-relay"
+
 step "live stream against schema/stream.md and stream-frames.schema.json"
 python3 scripts/check_stream_protocol.py "$(swift build --show-bin-path)/wots-relay"
 

@@ -23,9 +23,15 @@ public struct SealedPrivateKeys: Sendable, Hashable {
     /// Seals the identity's keys and its retired keys for `token` under `keys.encryptionKey` with a fresh nonce.
     /// - Throws: `crypto_library` if OpenSSL fails.
     public static func seal(_ identity: IdentityKeys, token: Token, keys: SecretKeys) throws -> SealedPrivateKeys {
+        try Self.seal(identity, token: token, keys: keys, nonce: SecureRandom.bytes(AESGCM.nonceSize))
+    }
+
+    /// Seals with a given nonce: only for the known-answer vectors, since a nonce must never be reused.
+    static func seal(_ identity: IdentityKeys, token: Token, keys: SecretKeys, nonce: [UInt8]) throws
+        -> SealedPrivateKeys
+    {
         var plaintext = try Self.plaintext(of: identity)
         defer { cleanse(&plaintext) }
-        let nonce = SecureRandom.bytes(AESGCM.nonceSize)
         let aad = Self.label + token.bytes
         let sealed = try AESGCM.seal(plaintext, key: keys.encryptionKey, nonce: nonce, aad: aad)
         return SealedPrivateKeys(bytes: [Self.version] + nonce + sealed)
