@@ -11,7 +11,9 @@ struct Inbox: AsyncParsableCommand {
             Each message is checked against its sender's signing key before it is decrypted; one that fails is \
             reported with its sender and the reason, and never shown as valid. Messages from a changed key stay \
             in the mailbox until `wots trust NICK`. --json prints one JSON array of {"id", "seq", "from", \
-            "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error"}.
+            "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error", "warnings"}; \
+            warnings lists "dated_in_future" and "sent_before_restore" when they apply (SECURITY.md, "Replay \
+            protection").
             """
     )
 

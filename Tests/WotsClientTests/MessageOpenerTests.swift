@@ -111,7 +111,7 @@ import WotsTesting
             Set(object.keys)
                 == [
                     "id", "seq", "from", "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid",
-                    "error",
+                    "error", "warnings",
                 ]
         )
         #expect(object["valid"] as? Bool == true)
