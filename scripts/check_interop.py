@@ -326,9 +326,11 @@ class Relay:
         self.log = open(work / "relay.log", "wb")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", "0", "--database", f"sqlite:{work / 'relay.sqlite'}",
-             "--registrations-per-minute", "1000000", "--log-level", "warning"],
+             "--registrations-per-minute", "1000000", "--log-level", "warning", "--admin-address", "none"],
             stdout=subprocess.PIPE, stderr=self.log)
         line = self.process.stdout.readline().decode()
+        while line and "listening on http://" not in line:
+            line = self.process.stdout.readline().decode()
         expect("listening on http://" in line, f"relay did not start: {line!r}")
         self.url = line.strip().split("listening on ")[1]
 
