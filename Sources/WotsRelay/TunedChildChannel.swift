@@ -3,6 +3,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -58,7 +59,13 @@ struct TunedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
             logger: logger
         )
         do {
-            try channel.pipeline.syncOperations.addHandler(edgeGuard, position: .first)
+            // Behind TLS the guard reads and writes plaintext: it goes right after the TLS handler, never before it.
+            let operations = channel.pipeline.syncOperations
+            if let tls = try? operations.handler(type: NIOSSLServerHandler.self) {
+                try operations.addHandler(edgeGuard, position: .after(tls))
+            } else {
+                try operations.addHandler(edgeGuard, position: .first)
+            }
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

@@ -152,7 +152,6 @@ struct Serve: AsyncParsableCommand {
         }
         let logger = Logger(label: "wots.relay")
         let descriptorLimit = DescriptorLimit.raiseToHardLimit()
-        logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
         let settings = try self.settings()
         try ListeningAddress.ensureAvailable(host: settings.relay.host, port: settings.relay.port)
         if let administration = settings.transport.administration {
@@ -164,6 +163,8 @@ struct Serve: AsyncParsableCommand {
         if let certificates {
             logger.info("TLS certificate loaded", metadata: ["certificate": "\(certificates.summary)"])
         }
+        // Logged once the configuration is known good, so a start error stays one line.
+        logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
         let bus = EventBus()
         let backend = try await settings.storage.open(bus: bus, logger: Relay.libraryLogger(from: logger))
         let relayService = RelayService(
