@@ -73,10 +73,15 @@ final class AcceptGuard: ChannelDuplexHandler {
                 ]
             )
         }
+        // Turning autoRead off takes the listening socket out of the event loop's interest set: a socket that stays
+        // readable while accept fails would otherwise wake the loop again at once.
+        let channel = context.channel
+        _ = channel.setOption(ChannelOptions.autoRead, value: false)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: self.backOff) {
             let (handler, context) = loopBound.value
             handler.isPaused = false
+            _ = channel.setOption(ChannelOptions.autoRead, value: true)
             if handler.readIsPending {
                 handler.readIsPending = false
                 context.read()
