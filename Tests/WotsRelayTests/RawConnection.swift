@@ -17,22 +17,7 @@ final class RawConnection: @unchecked Sendable {
     private(set) var isClosed = false
 
     init(port: Int) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw SocketError(description: "socket() failed: errno \(errno)") }
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            Glibc.close(descriptor)
-            throw SocketError(description: "connect() failed: errno \(errno)")
-        }
+        self.descriptor = try LoopbackSocket.connect(port: port)
     }
 
     deinit { Glibc.close(self.descriptor) }
