@@ -11,7 +11,7 @@ struct WotsRelayCommand: AsyncParsableCommand {
             Exit status: 0 after a clean shutdown, 1 when the relay cannot start or stops on a failure (one line on \
             stderr says why), 64 for invalid arguments.
             """,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, AdminCommand.self],
         defaultSubcommand: Serve.self
     )
 
