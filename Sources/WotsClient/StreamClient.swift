@@ -22,7 +22,8 @@ public struct StreamClient: Sendable {
 
     /// Largest frame accepted from the relay. Default 1 MiB (an envelope is at most 64 KiB, base64 in JSON).
     public var maximumFrameSize = 1 << 20
-    /// First reconnect delay, doubled after each failure up to `maximumBackoff`. Default 0.5 s.
+    /// First reconnect delay, doubled after each failure up to `maximumBackoff`; each pause is a random 50–100 % of
+    /// it. Default 0.5 s.
     public var initialBackoff: Duration = .milliseconds(500)
     /// Longest reconnect delay. Default 30 s.
     public var maximumBackoff: Duration = .seconds(30)
@@ -78,10 +79,17 @@ public struct StreamClient: Sendable {
             }
             try Task.checkCancellation()
             if connected.isSet { backoff = self.initialBackoff }
-            status(.disconnected(reason: reason, retryIn: backoff))
-            try await Task.sleep(for: backoff)
+            let pause = Self.jittered(backoff)
+            status(.disconnected(reason: reason, retryIn: pause))
+            try await Task.sleep(for: pause)
             backoff = min(backoff * 2, self.maximumBackoff)
         }
+    }
+
+    /// A pause between half of `backoff` and all of it, so clients that lost the same relay at the same moment do not
+    /// all come back at the same moment.
+    static func jittered(_ backoff: Duration) -> Duration {
+        backoff * Double.random(in: 0.5...1.0)
     }
 
     /// The WebSocket client (swift-websocket) always sends the URL's host as TLS server name, which an IP address
