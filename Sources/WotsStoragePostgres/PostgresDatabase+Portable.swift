@@ -26,8 +26,8 @@ extension PostgresDatabase: PortableRowSource {
         var sql = "SELECT \(columns) FROM \(table.name)"
         var binds = PostgresBindings()
         if let key {
-            let placeholders = try zip(table.primaryKey, key).enumerated().map { index, pair in
-                try Self.bind(pair.1, as: pair.0.kind, into: &binds)
+            let placeholders = zip(table.primaryKey, key).enumerated().map { index, pair in
+                Self.bind(pair.1, as: pair.0.kind, into: &binds)
                 return Self.writeExpression(pair.0.kind, placeholder: index + 1)
             }
             sql += " WHERE (\(keyColumns)) > (\(placeholders.joined(separator: ", ")))"
@@ -75,7 +75,7 @@ extension PostgresDatabase: PortableRowSource {
             for table in tables {
                 counts[table.name] = 0
                 try await source.forEachPage(of: table, pageSize: pageSize) { page in
-                    try await connection.query(try Self.insert(page, into: table), logger: self.queryLogger)
+                    try await connection.query(Self.insert(page, into: table), logger: self.queryLogger)
                     counts[table.name, default: 0] += page.count
                 }
             }
@@ -94,13 +94,13 @@ extension PostgresDatabase: PortableRowSource {
         }
     }
 
-    static func insert(_ page: [PortableRow], into table: PortableTable) throws -> PostgresQuery {
+    static func insert(_ page: [PortableRow], into table: PortableTable) -> PostgresQuery {
         var binds = PostgresBindings(capacity: page.count * table.columns.count)
         var tuples: [String] = []
         for row in page {
             var placeholders: [String] = []
             for (value, column) in zip(row, table.columns) {
-                try Self.bind(value, as: column.kind, into: &binds)
+                Self.bind(value, as: column.kind, into: &binds)
                 placeholders.append(Self.writeExpression(column.kind, placeholder: binds.count))
             }
             tuples.append("(\(placeholders.joined(separator: ", ")))")
@@ -134,12 +134,12 @@ extension PostgresDatabase: PortableRowSource {
         }
     }
 
-    static func bind(_ value: PortableValue, as kind: PortableColumn.Kind, into binds: inout PostgresBindings) throws {
+    static func bind(_ value: PortableValue, as kind: PortableColumn.Kind, into binds: inout PostgresBindings) {
         switch value {
         case .null: binds.appendNull()
-        case .integer(let integer): try binds.append(integer)
-        case .text(let text): try binds.append(text)
-        case .bytes(let bytes): try binds.append(ByteBuffer(bytes: bytes))
+        case .integer(let integer): binds.append(integer)
+        case .text(let text): binds.append(text)
+        case .bytes(let bytes): binds.append(ByteBuffer(bytes: bytes))
         }
     }
 
