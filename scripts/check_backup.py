@@ -152,7 +152,8 @@ class Backups:
         check(len(before) >= 20, "the senders had messages accepted before the backup started", f"{len(before)}")
         verified = self.admin("verify-backup", self.path("backup.sqlite"), "--json")
         report = json.loads(verified.stdout) if verified.stdout else {}
-        check(verified.returncode == 0 and report.get("ok") is True, "the backup passes verify-backup",
+        check(verified.returncode == 0 and report.get("ok") is True and report.get("recordedChecksum") == "matches",
+              "the backup passes verify-backup, its recorded SHA-256 included",
               f"status {verified.returncode}: {verified.stderr.strip()}")
         self.restore_and_fetch(before)
 
@@ -215,11 +216,35 @@ class Backups:
         for name, content, what in cases:
             with open(self.path(name), "wb") as damaged:
                 damaged.write(content)
-        for name, what in [(name, what) for name, _, what in cases] + [("plain.sqlite", "SQLite, not a relay's")]:
+        cases_checked = [(name, what) for name, _, what in cases] + [("plain.sqlite", "SQLite, not a relay's")]
+        payload = self.damaged_payload(data)
+        if payload:
+            cases_checked.append(payload)
+        for name, what in cases_checked:
             result = self.admin("verify-backup", self.path(name))
             line = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
             check(result.returncode != 0 and "failed verification" in line,
                   f"verify-backup refuses a damaged file ({what}) with one clear line", line or "(nothing on stderr)")
+
+    def damaged_payload(self, data):
+        """One byte changed inside a queued envelope's ciphertext, where neither integrity_check nor the envelope
+        parser looks: only the SHA-256 recorded beside the backup (FILE.sha256) can tell."""
+        check = self.report.check
+        sidecar = self.path("backup.sqlite.sha256")
+        check(os.path.exists(sidecar), "admin backup records the file's SHA-256 beside it", sidecar)
+        with sqlite3.connect(f"file:{self.path('backup.sqlite')}?mode=ro", uri=True) as connection:
+            envelope = connection.execute("SELECT envelope FROM mailbox_messages LIMIT 1").fetchone()[0]
+        # The middle of the envelope is ciphertext (header first, signature last).
+        probe = envelope[len(envelope) // 2:len(envelope) // 2 + 32]
+        offset = data.find(probe)
+        if not check(offset > 0, "a queued envelope's ciphertext is found in the backup file"):
+            return None
+        changed = bytearray(data)
+        changed[offset + 8] ^= 0x01
+        with open(self.path("payload.sqlite"), "wb") as damaged:
+            damaged.write(changed)
+        shutil.copy(sidecar, self.path("payload.sqlite.sha256"))
+        return "payload.sqlite", "one bit of a stored envelope's ciphertext changed, FILE.sha256 beside it"
 
     # --- migration -------------------------------------------------------------------------------------------
 

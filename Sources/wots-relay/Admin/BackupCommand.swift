@@ -11,8 +11,8 @@ struct BackupCommand: AsyncParsableCommand {
         discussion: """
             SQLite: the online backup API copies the database as it stands when the backup starts, while the relay \
             goes on serving; FILE is created owner-only (0600) and appears whole or not at all (written under a \
-            temporary name, flushed, then renamed). An existing FILE is never overwritten. Check it with \
-            `wots-relay admin verify-backup FILE`.
+            temporary name, flushed, then renamed). An existing FILE is never overwritten. FILE.sha256 records its \
+            SHA-256 (sha256sum format). Check both with `wots-relay admin verify-backup FILE`.
             PostgreSQL: back up with pg_dump. This checks that pg_dump is installed and that its major version is at \
             least the server's, and prints the command to run (password masked; pass it in PGPASSWORD). Exits 1 \
             when pg_dump is missing or too old.
@@ -40,7 +40,8 @@ struct BackupCommand: AsyncParsableCommand {
                 let started = ContinuousClock.now
                 let bytes = try await database.backup(to: target)
                 let seconds = (ContinuousClock.now - started).seconds
-                return .sqlite(SQLiteBackupReport(file: target, bytes: bytes, seconds: seconds))
+                let checksum = try BackupChecksum.record(for: target)
+                return .sqlite(SQLiteBackupReport(file: target, bytes: bytes, seconds: seconds, sha256: checksum))
             case .postgres(let database):
                 return .postgres(try await PostgresDumpAdvice.check(database))
             }
@@ -48,7 +49,8 @@ struct BackupCommand: AsyncParsableCommand {
         switch outcome {
         case .sqlite(let report):
             try options.print(report) {
-                "backed up to \(report.file): \(report.bytes) bytes in \(String(format: "%.2f", report.seconds)) s"
+                "backed up to \(report.file): \(report.bytes) bytes in \(String(format: "%.2f", report.seconds)) s, "
+                    + "SHA-256 \(report.sha256) (in \(BackupChecksum.sidecar(of: report.file)))"
             }
         case .postgres(let advice):
             try options.print(advice) { advice.text }
@@ -69,6 +71,8 @@ struct SQLiteBackupReport: Codable, Sendable {
     var file: String
     var bytes: Int64
     var seconds: Double
+    /// Also written to FILE.sha256.
+    var sha256: String
 }
 
 extension Duration {

@@ -11,11 +11,12 @@ struct VerifyBackupCommand: AsyncParsableCommand {
         abstract: "Check a SQLite backup before restoring it: integrity, schema version, rows and content per table.",
         discussion: """
             Opens FILE read-only (nothing is created or migrated) and checks, in order: that it is a SQLite file; \
-            PRAGMA integrity_check; that its schema versions are ones this wots-relay knows; that it holds no table \
-            this wots-relay would not copy or knowingly leave behind; then reads every table of session-free state, \
-            counting rows, computing a checksum (the same one `admin migrate` compares) and checking that every \
-            queued envelope still parses. Exits 0 when every check passes, 1 with one line on stderr naming the \
-            first failure otherwise. --database is not used.
+            that its SHA-256 matches FILE.sha256 when that exists (admin backup writes it); PRAGMA integrity_check; \
+            that its schema versions are ones this wots-relay knows; that it holds no table this wots-relay would \
+            neither copy nor knowingly leave behind; then reads every table of session-free state, counting rows, \
+            computing a checksum (the one `admin migrate` compares) and checking that every queued envelope still \
+            parses. Exits 0 when every check passes, 1 with one line on stderr naming the first failure otherwise. \
+            --database is not used.
             """
     )
 
@@ -39,6 +40,8 @@ struct BackupVerification: Codable, Sendable {
     var file: String
     var ok = false
     var bytes: Int64 = 0
+    /// Whether the file still has the SHA-256 recorded beside it (FILE.sha256) when the backup was made.
+    var recordedChecksum = BackupChecksum.Finding.absent
     var schemaVersions: [Int] = []
     var tables: [TableSummary] = []
     var problems: [String] = []
@@ -48,6 +51,7 @@ struct BackupVerification: Codable, Sendable {
         for table in self.tables {
             lines.append("\(table.table): \(table.rows) rows, checksum \(table.checksum)")
         }
+        lines.append("SHA-256 recorded beside it: \(self.recordedChecksum.rawValue)")
         lines.append(
             self.ok
                 ? "\(self.file): ok (\(self.bytes) bytes, schema \(self.schemaVersions.last.map(String.init) ?? "?"))"
@@ -70,20 +74,23 @@ struct BackupVerification: Codable, Sendable {
             let file = try SQLiteBackupFile(path: path)
             defer { file.close() }
             report.bytes = file.size
+            let (finding, difference) = try BackupChecksum.check(path)
+            report.recordedChecksum = finding
+            if let difference { report.problems.append(difference) }
             let integrity = try await file.integrityProblems()
             guard integrity.isEmpty else {
-                report.problems = integrity.prefix(5).map { "integrity check: \($0)" }
+                report.problems += integrity.prefix(5).map { "integrity check: \($0)" }
                 return report
             }
             guard let versions = try await file.schemaVersions() else {
-                report.problems = ["it is a SQLite file but not a Wots relay database (no schema_migrations table)"]
+                report.problems += ["it is a SQLite file but not a Wots relay database (no schema_migrations table)"]
                 return report
             }
             report.schemaVersions = versions
             let known = Set(try SQLiteBackupFile.knownSchemaVersions())
             let foreign = versions.filter { !known.contains($0) }
             guard foreign.isEmpty else {
-                report.problems = [
+                report.problems += [
                     "schema versions \(foreign.map(String.init).joined(separator: ", ")) are unknown to this "
                         + "wots-relay (it knows up to \(known.max() ?? 0)): made by a newer relay?"
                 ]
@@ -91,14 +98,14 @@ struct BackupVerification: Codable, Sendable {
             }
             let unknownTables = PortableTable.unknown(among: try await file.rows.tableNames())
             guard unknownTables.isEmpty else {
-                report.problems = [
+                report.problems += [
                     "it holds tables this wots-relay does not know: \(unknownTables.joined(separator: ", "))"
                 ]
                 return report
             }
             let survey = try await TableSurvey.of(file.rows)
             report.tables = survey.summaries
-            report.problems = survey.problems
+            report.problems += survey.problems
         } catch let error as WotsError {
             report.problems.append(error.reason)
         } catch {
