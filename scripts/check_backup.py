@@ -291,7 +291,8 @@ class Backups:
             finally:
                 relay.terminate(10)
                 relay.kill()
-            again = self.admin("migrate", "--from", source, "--to", postgres.url)
+            # The target from $WOTS_DATABASE_URL this time, the way the docs advise (no password in the process list).
+            again = self.admin("migrate", "--from", source, env={"WOTS_DATABASE_URL": postgres.url})
             line = again.stderr.strip().splitlines()[-1] if again.stderr.strip() else ""
             check(again.returncode != 0 and "not empty" in line, "a second migrate into the filled database is refused",
                   line or f"status {again.returncode}")

@@ -28,8 +28,18 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The SQLite database to copy.", valueName: "sqlite:PATH"))
     var from: String
 
-    @Option(help: ArgumentHelp("The empty PostgreSQL database to fill.", valueName: "postgres://…"))
-    var to: String
+    @Option(
+        help: ArgumentHelp(
+            "The empty PostgreSQL database to fill.",
+            discussion: "Defaults to $WOTS_DATABASE_URL, which keeps a password out of the process list.",
+            valueName: "postgres://…"
+        )
+    )
+    var to: String?
+
+    var targetURL: String {
+        self.to ?? ProcessInfo.processInfo.environment["WOTS_DATABASE_URL"] ?? ""
+    }
 
     @Option(help: ArgumentHelp("Longest the copy may take, in seconds.", valueName: "seconds"))
     var timeout: Int = 3600
@@ -41,7 +51,10 @@ struct MigrateCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("--from \(self.from): no such file")
         }
-        guard case .postgres = try DatabaseLocation(self.to) else {
+        guard !self.targetURL.isEmpty else {
+            throw ValidationError("--to postgres://… (or $WOTS_DATABASE_URL) names the database to fill")
+        }
+        guard case .postgres = try DatabaseLocation(self.targetURL) else {
             throw ValidationError("--to must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
         }
         guard self.timeout > 0 else { throw ValidationError("--timeout must be at least 1 second") }
@@ -55,7 +68,7 @@ struct MigrateCommand: AsyncParsableCommand {
             startupTimeout: .seconds(10)
         )
         let target = StorageSettings(
-            location: try DatabaseLocation(self.to),
+            location: try DatabaseLocation(self.targetURL),
             minimumFreeSpace: 0,
             operationTimeout: .seconds(60),
             startupTimeout: .seconds(10)
