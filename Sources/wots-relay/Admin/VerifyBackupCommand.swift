@@ -10,7 +10,7 @@ struct VerifyBackupCommand: AsyncParsableCommand {
         commandName: "verify-backup",
         abstract: "Check a SQLite backup before restoring it: integrity, schema version, rows and content per table.",
         discussion: """
-            Opens FILE read-only (nothing is created or migrated) and checks, in order: that it is a SQLite file; \
+            Opens FILE read-only (nothing in it is changed or migrated) and checks, in order: that it is a SQLite file; \
             that its SHA-256 matches FILE.sha256 when that exists (admin backup writes it); PRAGMA integrity_check; \
             that its schema versions are ones this wots-relay knows; that it holds no table this wots-relay would \
             neither copy nor knowingly leave behind; then reads every table of session-free state, counting rows, \
