@@ -36,7 +36,9 @@ from faulttest.process import PostgresServer, RelayProcess, tail  # noqa: E402
 from faulttest.report import Report  # noqa: E402
 from wotsclient import Identity, MessageRef, RelayClient, encode_token, seal  # noqa: E402
 
-RELAY_LIMITS = ["--send-rate", "1000000", "--registrations-per-minute", "1000000", "--mailbox-capacity", "1000000"]
+# Free loopback ports for the operator address too, so relays here never fight another over 127.0.0.1:9090.
+RELAY_LIMITS = ["--send-rate", "1000000", "--registrations-per-minute", "1000000", "--mailbox-capacity", "1000000",
+                "--admin-address", "127.0.0.1:0"]
 COMMAND_SECONDS = 120
 
 
@@ -254,6 +256,7 @@ class Backups:
         postgres.create()
         try:
             source = f"sqlite:{self.restored}"
+            self.unknown_table_refused(postgres)
             result = self.admin("migrate", "--from", source, "--to", postgres.url, "--json")
             if not check(result.returncode == 0, "admin migrate copies the restored SQLite database into PostgreSQL",
                          f"status {result.returncode}: {result.stderr.strip()[-400:]}"):
@@ -299,6 +302,24 @@ class Backups:
             self.postgres_backup(postgres)
         finally:
             postgres.destroy()
+
+    def unknown_table_refused(self, postgres):
+        """A table this build does not know (as a newer relay would add) stops migrate and verify-backup."""
+        check = self.report.check
+        newer = self.path("newer.sqlite")
+        shutil.copy(self.restored, newer)
+        with sqlite3.connect(newer) as connection:
+            connection.execute("CREATE TABLE invites (code BLOB PRIMARY KEY, uses INTEGER)")
+            connection.execute("INSERT INTO invites VALUES (x'01', 3)")
+        connection.close()
+        refused = self.admin("migrate", "--from", f"sqlite:{newer}", "--to", postgres.url)
+        line = refused.stderr.strip().splitlines()[-1] if refused.stderr.strip() else ""
+        check(refused.returncode != 0 and "invites" in line,
+              "migrate refuses a source holding a table it does not know, naming it", line)
+        verified = self.admin("verify-backup", newer)
+        line = verified.stderr.strip().splitlines()[-1] if verified.stderr.strip() else ""
+        check(verified.returncode != 0 and "invites" in line,
+              "verify-backup refuses a file holding a table it does not know, naming it", line)
 
     @staticmethod
     def ref_from_row(ref):
