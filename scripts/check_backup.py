@@ -140,7 +140,8 @@ class Backups:
         with self.lock:
             before = [(target, ref) for at, target, ref in self.accepted if at < backup_started]
             during = sum(1 for at, _, _ in self.accepted if backup_started <= at <= backup_ended)
-        check(not self.send_failures, "senders saw only 202 (or a retryable refusal)", "; ".join(self.send_failures[:3]))
+        check(not self.send_failures, "senders saw only 202 (or a retryable refusal)",
+              "; ".join(self.send_failures[:3]))
         if not check(result.returncode == 0, "admin backup exits 0 while senders send",
                      f"status {result.returncode}: {result.stderr.strip()[-300:]}"):
             raise CannotRun("no backup to check")
@@ -274,7 +275,8 @@ class Backups:
                 check(not unknown, "the relay on PostgreSQL serves every account in its directory",
                       f"{len(self.recipients + self.senders)} accounts, {len(unknown)} missing")
                 with sqlite3.connect(f"file:{self.restored}?mode=ro", uri=True) as connection:
-                    queued = [MessageRef(*row) for row in connection.execute("SELECT sender, message_id FROM mailbox_messages")]
+                    rows = connection.execute("SELECT sender, message_id FROM mailbox_messages")
+                    queued = [MessageRef(*row) for row in rows]
                 missing = self.missing_messages(relay.base_url, [(None, self.ref_from_row(ref)) for ref in queued])
                 check(queued and not missing,
                       "recipients log in to the PostgreSQL relay and fetch every queued message",
@@ -304,13 +306,14 @@ class Backups:
             postgres.destroy()
 
     def unknown_table_refused(self, postgres):
-        """A table this build does not know (as a newer relay would add) stops migrate and verify-backup."""
+        """A table or column this build does not know (as a newer relay would add) stops migrate and verify-backup."""
         check = self.report.check
         newer = self.path("newer.sqlite")
         shutil.copy(self.restored, newer)
-        with sqlite3.connect(newer) as connection:
-            connection.execute("CREATE TABLE invites (code BLOB PRIMARY KEY, uses INTEGER)")
-            connection.execute("INSERT INTO invites VALUES (x'01', 3)")
+        connection = sqlite3.connect(newer)
+        connection.execute("CREATE TABLE invites (code BLOB PRIMARY KEY, uses INTEGER)")
+        connection.execute("INSERT INTO invites VALUES (x'01', 3)")
+        connection.commit()
         connection.close()
         refused = self.admin("migrate", "--from", f"sqlite:{newer}", "--to", postgres.url)
         line = refused.stderr.strip().splitlines()[-1] if refused.stderr.strip() else ""
@@ -320,6 +323,17 @@ class Backups:
         line = verified.stderr.strip().splitlines()[-1] if verified.stderr.strip() else ""
         check(verified.returncode != 0 and "invites" in line,
               "verify-backup refuses a file holding a table it does not know, naming it", line)
+        widened = self.path("widened.sqlite")
+        shutil.copy(self.restored, widened)
+        connection = sqlite3.connect(widened)
+        connection.execute("ALTER TABLE directory_entries ADD COLUMN suspended_at_ms INTEGER")
+        connection.commit()
+        connection.close()
+        for arguments in (["migrate", "--from", f"sqlite:{widened}", "--to", postgres.url], ["verify-backup", widened]):
+            refused = self.admin(*arguments)
+            line = refused.stderr.strip().splitlines()[-1] if refused.stderr.strip() else ""
+            check(refused.returncode != 0 and "directory_entries.suspended_at_ms" in line,
+                  f"{arguments[0]} refuses a column it does not know, naming it", line)
 
     @staticmethod
     def ref_from_row(ref):

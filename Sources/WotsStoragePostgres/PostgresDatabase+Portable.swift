@@ -19,6 +19,21 @@ extension PostgresDatabase: PortableRowSource {
         }
     }
 
+    package func columnNames(of table: String) async throws -> [String] {
+        try await self.withErrorMapping("list the columns of \(table)") {
+            var names: [String] = []
+            let rows = try await self.client.query(
+                """
+                SELECT column_name::text FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = \(table) ORDER BY ordinal_position
+                """,
+                logger: self.queryLogger
+            )
+            for try await name in rows.decode(String.self) { names.append(name) }
+            return names
+        }
+    }
+
     package func rows(of table: PortableTable, after key: PortableRow?, limit: Int) async throws -> [PortableRow] {
         // Identifiers and expressions come from the fixed PortableTable list, never from input; values are bound.
         let columns = table.columns.map(Self.readExpression).joined(separator: ", ")

@@ -17,6 +17,12 @@ package struct SQLitePortableReader: PortableRowSource {
         }
     }
 
+    package func columnNames(of table: String) async throws -> [String] {
+        try await self.read("list the columns of \(table)") { db in
+            try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+        }
+    }
+
     package func rows(of table: PortableTable, after key: PortableRow?, limit: Int) async throws -> [PortableRow] {
         // Identifiers come from the fixed PortableTable list, never from input; every value is bound.
         let columns = table.columns.map(\.name).joined(separator: ", ")

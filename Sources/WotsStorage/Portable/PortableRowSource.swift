@@ -3,6 +3,9 @@ package protocol PortableRowSource: Sendable {
     /// Every table in the database (not the backend's own catalog tables).
     func tableNames() async throws -> [String]
 
+    /// The columns of `table`, by the backend's own names.
+    func columnNames(of table: String) async throws -> [String]
+
     /// Up to `limit` rows of `table` whose primary key comes after `key` (from the start when nil), in key order.
     func rows(of table: PortableTable, after key: PortableRow?, limit: Int) async throws -> [PortableRow]
 }

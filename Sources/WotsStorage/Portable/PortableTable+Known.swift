@@ -70,4 +70,20 @@ extension PortableTable {
         let known = Set(Self.sessionFree.map(\.name)).union(Self.notCopied)
         return tables.filter { !known.contains($0) }.sorted()
     }
+
+    /// What `source` holds that this build would not copy: tables on neither list, and columns of copied tables
+    /// missing from their `PortableTable` (a column a newer migration added), one line each.
+    package static func uncopied(in source: some PortableRowSource, postgres: Bool) async throws -> [String] {
+        var findings = Self.unknown(among: try await source.tableNames()).map { "table \($0)" }
+        for table in Self.sessionFree {
+            let listed = Set(table.columns.map { postgres ? $0.postgresName : $0.name })
+            // SQLite's relay_identity keeps a constant `singleton` key column; PostgreSQL's has a default.
+            let ignored: Set<String> = table.name == "relay_identity" ? ["singleton"] : []
+            for column in try await source.columnNames(of: table.name)
+            where !listed.contains(column) && !ignored.contains(column) {
+                findings.append("column \(table.name).\(column)")
+            }
+        }
+        return findings
+    }
 }

@@ -18,7 +18,8 @@ struct MigrateCommand: AsyncParsableCommand {
             entries, tombstones included), private record, mailbox counter and queued message, acknowledged-message \
             memory, the relay's id and its secrets, in one transaction. Login challenges and sessions are not \
             copied: clients log in again. Afterwards every table's row count and checksum are read back from both \
-            sides and compared. Refuses a source holding a table this wots-relay does not know. --database is not \
+            sides and compared. Refuses a source holding a table or column this wots-relay does not know. \
+            --database is not \
             used.
             """
     )
@@ -106,12 +107,20 @@ struct DatabaseMigration: Codable, Sendable {
     {
         let started = ContinuousClock.now
         let snapshot = try source.portableSnapshot()
-        let unknown = PortableTable.unknown(among: try await snapshot.tableNames())
-        guard unknown.isEmpty else {
+        let uncopied = try await PortableTable.uncopied(in: snapshot, postgres: false)
+        guard uncopied.isEmpty else {
             throw WotsError(
                 .invalidArgument,
-                "the source holds tables this wots-relay does not know how to copy: \(unknown.joined(separator: ", "))"
-                    + "; use the wots-relay that made them"
+                "the source holds what this wots-relay does not know how to copy (\(uncopied.joined(separator: ", ")))"
+                    + "; use the wots-relay that made it"
+            )
+        }
+        let unfilled = try await PortableTable.uncopied(in: target, postgres: true)
+        guard unfilled.isEmpty else {
+            throw WotsError(
+                .invalidArgument,
+                "the target has what this wots-relay would leave empty (\(unfilled.joined(separator: ", ")))"
+                    + "; use the wots-relay that made it"
             )
         }
         let copied = try await target.load(PortableTable.sessionFree, from: snapshot, timeout: timeout)
@@ -123,7 +132,8 @@ struct DatabaseMigration: Codable, Sendable {
             throw WotsError(
                 .storageCorrupted,
                 "the copy of \(wanted.table) does not match: the source has \(wanted.rows) rows (checksum "
-                    + "\(wanted.checksum.prefix(16))…), the target \(got.rows) (checksum \(got.checksum.prefix(16))…)"
+                    + "\(wanted.checksum.prefix(16))…), the target \(got.rows) "
+                    + "(checksum \(got.checksum.prefix(16))…)"
             )
         }
         return DatabaseMigration(

@@ -10,10 +10,11 @@ struct VerifyBackupCommand: AsyncParsableCommand {
         commandName: "verify-backup",
         abstract: "Check a SQLite backup before restoring it: integrity, schema version, rows and content per table.",
         discussion: """
-            Opens FILE read-only (nothing in it is changed or migrated) and checks, in order: that it is a SQLite file; \
-            that its SHA-256 matches FILE.sha256 when that exists (admin backup writes it); PRAGMA integrity_check; \
-            that its schema versions are ones this wots-relay knows; that it holds no table this wots-relay would \
-            neither copy nor knowingly leave behind; then reads every table of session-free state, counting rows, \
+            Opens FILE read-only (nothing in it is changed or migrated) and checks, in order: that it is a SQLite \
+            file; that its SHA-256 matches FILE.sha256 when that exists (admin backup writes it); PRAGMA integrity_check; \
+            that its schema versions are ones this wots-relay knows; that it holds no table or column this \
+            wots-relay would neither copy nor knowingly leave behind; then reads every table of session-free state, \
+            counting rows, \
             computing a checksum (the one `admin migrate` compares) and checking that every queued envelope still \
             parses. Exits 0 when every check passes, 1 with one line on stderr naming the first failure otherwise. \
             --database is not used.
@@ -96,11 +97,9 @@ struct BackupVerification: Codable, Sendable {
                 ]
                 return report
             }
-            let unknownTables = PortableTable.unknown(among: try await file.rows.tableNames())
-            guard unknownTables.isEmpty else {
-                report.problems += [
-                    "it holds tables this wots-relay does not know: \(unknownTables.joined(separator: ", "))"
-                ]
+            let uncopied = try await PortableTable.uncopied(in: file.rows, postgres: false)
+            guard uncopied.isEmpty else {
+                report.problems += ["it holds what this wots-relay does not know: \(uncopied.joined(separator: ", "))"]
                 return report
             }
             let survey = try await TableSurvey.of(file.rows)
