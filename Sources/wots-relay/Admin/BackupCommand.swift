@@ -13,9 +13,9 @@ struct BackupCommand: AsyncParsableCommand {
             goes on serving; FILE is created owner-only (0600) and appears whole or not at all (written under a \
             temporary name, flushed, then renamed). An existing FILE is never overwritten. FILE.sha256 records its \
             SHA-256 (sha256sum format). Check both with `wots-relay admin verify-backup FILE`.
-            PostgreSQL: back up with pg_dump. This checks that pg_dump is installed and that its major version is at \
-            least the server's, and prints the command to run (password masked; pass it in PGPASSWORD). Exits 1 \
-            when pg_dump is missing or too old.
+            PostgreSQL: back up with pg_dump. This checks that pg_dump is installed (on PATH, or the program \
+            $WOTS_PG_DUMP names) and that its major version is at least the server's, and prints the command to run \
+            (password masked; pass it in PGPASSWORD). Exits 1 when pg_dump is missing or too old.
             """
     )
 
