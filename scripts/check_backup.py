@@ -341,13 +341,26 @@ class Backups:
 
     def postgres_backup(self, postgres):
         check = self.report.check
-        found = self.admin("backup", "--database", postgres.url)
-        check(found.returncode == 0 and "pg_dump --format=custom" in found.stdout,
+        # The test server trusts loopback, so a password in the URL is accepted and ignored: it must not be printed.
+        with_password = postgres.url.replace("postgres@", "postgres:s3cret-word@")
+        found = self.admin("backup", "--database", with_password)
+        check("s3cret-word" not in found.stdout + found.stderr and "PGPASSWORD=******** " in found.stdout,
+              "admin backup on PostgreSQL masks the password in the command it prints",
+              found.stdout.strip().splitlines()[1].strip() if found.returncode == 0 else found.stderr.strip())
+        check(found.returncode == 0 and "/pg_dump --format=custom" in found.stdout,
               "admin backup on PostgreSQL prints the pg_dump command when pg_dump is installed",
               found.stdout.strip().splitlines()[1].strip() if found.returncode == 0 else found.stderr.strip())
+        old = self.path("old-pg_dump")
+        with open(old, "w") as script:
+            script.write("#!/bin/sh\necho 'pg_dump (PostgreSQL) 9.6.24'\n")
+        os.chmod(old, 0o755)
+        too_old = self.admin("backup", "--database", postgres.url, env={"WOTS_PG_DUMP": old})
+        line = too_old.stderr.strip().splitlines()[-1] if too_old.stderr.strip() else ""
+        check(too_old.returncode != 0 and "older than the server" in line,
+              "admin backup on PostgreSQL refuses a pg_dump older than the server", line)
         missing = self.admin("backup", "--database", postgres.url, env={"WOTS_PG_DUMP": self.path("no-pg_dump")})
         line = missing.stderr.strip().splitlines()[-1] if missing.stderr.strip() else ""
-        check(missing.returncode != 0 and "pg_dump is not installed" in line,
+        check(missing.returncode != 0 and "pg_dump is not installed ($WOTS_PG_DUMP names" in line,
               "admin backup on PostgreSQL says so when pg_dump is missing", line)
 
     def run(self):

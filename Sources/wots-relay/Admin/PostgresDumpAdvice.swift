@@ -36,8 +36,8 @@ struct PostgresDumpAdvice: Codable, Sendable {
                 serverVersion: serverVersion,
                 ready: false,
                 command: command,
-                problem: "pg_dump is not installed (not on PATH); install PostgreSQL \(serverMajor)'s client tools, "
-                    + "e.g. apt-get install postgresql-client-\(serverMajor)"
+                problem: "pg_dump is not installed (\(Self.whereLooked)); install PostgreSQL \(serverMajor)'s client "
+                    + "tools, e.g. apt-get install postgresql-client-\(serverMajor)"
             )
         }
         let version = Self.version(of: pgDump)
@@ -47,7 +47,7 @@ struct PostgresDumpAdvice: Codable, Sendable {
             pgDump: pgDump,
             pgDumpVersion: version,
             ready: false,
-            command: command.replacingOccurrences(of: "pg_dump ", with: "\(pgDump) ", options: .anchored)
+            command: Self.command(configuration, program: pgDump)
         )
         if let major, major >= serverMajor {
             advice.ready = true
@@ -60,8 +60,8 @@ struct PostgresDumpAdvice: Codable, Sendable {
     }
 
     /// The pg_dump command line for `configuration`, its password masked.
-    static func command(_ configuration: PostgresDatabase.Configuration) -> String {
-        var parts = ["pg_dump", "--format=custom", "--file=wots-$(date +%Y%m%d-%H%M%S).dump"]
+    static func command(_ configuration: PostgresDatabase.Configuration, program: String = "pg_dump") -> String {
+        var parts = [program, "--format=custom", "--file=wots-$(date +%Y%m%d-%H%M%S).dump"]
         parts += [
             "--host=\(configuration.host)", "--port=\(configuration.port)", "--username=\(configuration.username)",
         ]
@@ -69,6 +69,11 @@ struct PostgresDumpAdvice: Codable, Sendable {
         let prefix = configuration.password == nil ? "" : "PGPASSWORD=******** "
         let tls = configuration.requiresTLS ? "PGSSLMODE=require " : ""
         return prefix + tls + parts.joined(separator: " ")
+    }
+
+    static var whereLooked: String {
+        ProcessInfo.processInfo.environment["WOTS_PG_DUMP"].map { "$WOTS_PG_DUMP names \($0), not a program" }
+            ?? "not on PATH"
     }
 
     static func findPgDump() -> String? {
