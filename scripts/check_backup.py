@@ -220,6 +220,17 @@ class Backups:
             with open(self.path(name), "wb") as damaged:
                 damaged.write(content)
         cases_checked = [(name, what) for name, _, what in cases] + [("plain.sqlite", "SQLite, not a relay's")]
+        unparsable = self.path("unparsable.sqlite")
+        shutil.copy(original, unparsable)
+        connection = sqlite3.connect(unparsable)
+        connection.execute("UPDATE mailbox_messages SET envelope = x'0001020304' WHERE rowid = "
+                           "(SELECT min(rowid) FROM mailbox_messages)")
+        connection.commit()
+        connection.close()
+        result = self.admin("verify-backup", unparsable)
+        line = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
+        check(result.returncode != 0 and "does not parse" in line,
+              "verify-backup refuses a backup holding an envelope that does not parse, naming the row", line)
         payload = self.damaged_payload(data)
         if payload:
             cases_checked.append(payload)
