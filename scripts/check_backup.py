@@ -8,12 +8,15 @@ Backup under load (SQLite): a relay serves while SENDERS threads send continuous
 in the backup: a fresh relay started on the restored file serves each of them to its recipient (login + fetch), and
 `admin verify-backup` passes.
 verify-backup refuses, with a clear line and a non-zero exit: a copy with bytes flipped in a b-tree page in the
-middle, a truncated copy, a file that is not SQLite, a SQLite file that is not a relay's.
-Migration (PostgreSQL, a throwaway server): `admin migrate` copies the restored database into a new database; a relay
-on PostgreSQL then serves every account (directory lookup by token) and every queued message, and the recipients log
-in and fetch; a second migrate into the now non-empty database is refused.
-PostgreSQL `admin backup`: with pg_dump found it prints the pg_dump command and exits 0; with WOTS_PG_DUMP pointing
-at a missing program it says pg_dump is missing and exits 1.
+middle, a truncated copy, a file that is not SQLite, a SQLite file that is not a relay's, a queued envelope that no
+longer parses, and one changed bit inside an envelope's ciphertext (caught by the SHA-256 recorded in FILE.sha256).
+Migration (PostgreSQL, a throwaway server): `admin migrate` and `verify-backup` refuse a file holding a table or a
+column they do not know; `admin migrate` copies the restored database into a new database; a relay on PostgreSQL
+then serves every account (directory lookup by token) and every queued message, the recipients log in and fetch, a
+retry of a message acknowledged before the move is not delivered again and the next message takes the next
+sequence; a second migrate into the now non-empty database is refused.
+PostgreSQL `admin backup`: with pg_dump found it prints the pg_dump command, password masked, and exits 0; with a
+pg_dump older than the server, or WOTS_PG_DUMP naming no program, it says so and exits 1.
 
 Prints PASS/FAIL lines and "N passed, M failed"; exits 1 when a check failed, 2 when the test could not run.
 """
