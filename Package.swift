@@ -100,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "wots-relay",
             dependencies: [
-                "WotsRelay", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
+                "WotsRelay", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore", "WotsCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

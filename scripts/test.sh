@@ -74,6 +74,9 @@ step "TLS end to end: https:// and wss:// with a throwaway CA, SIGHUP reload, th
 command -v openssl >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends openssl; }
 python3 scripts/check_tls.py "$(swift build --show-bin-path)"
 
+step "backups: admin backup under load and the restore, verify-backup on damaged files, migrate SQLite to PostgreSQL"
+python3 scripts/check_backup.py --relay-bin "$(swift build --show-bin-path)/wots-relay"
+
 step "process faults: PostgreSQL connections lost under load, SQLite on a full disk"
 bash scripts/process-faults.sh "$(swift build --show-bin-path)"
 

@@ -1,0 +1,89 @@
+extension PortableTable {
+    /// Every table holding the relay's session-free state, in an order that copies referenced rows first. A table
+    /// added by a migration must be added here (one entry) or to `notCopied`: `admin migrate` and
+    /// `admin verify-backup` refuse a database holding a table that is in neither list.
+    package static let sessionFree: [PortableTable] = [
+        PortableTable(
+            "directory_entries",
+            primaryKey: [PortableColumn("token", .bytes)],
+            others: [
+                PortableColumn("nickname", .text), PortableColumn("signing_key", .bytes),
+                PortableColumn("encryption_key", .bytes), PortableColumn("fingerprint", .bytes),
+                PortableColumn("registered_at_ms", .milliseconds, postgresName: "registered_at"),
+                PortableColumn("deleted_at_ms", .milliseconds, postgresName: "deleted_at"),
+            ]
+        ),
+        PortableTable(
+            "private_records",
+            primaryKey: [PortableColumn("token", .bytes)],
+            others: [
+                PortableColumn("kdf_salt", .bytes), PortableColumn("kdf_n", .integer),
+                PortableColumn("kdf_r", .integer),
+                PortableColumn("kdf_p", .integer), PortableColumn("sealed_private_keys", .bytes),
+                PortableColumn("secret_verifier", .bytes), PortableColumn("avatar_preset", .text),
+                PortableColumn("avatar_image", .bytes),
+            ]
+        ),
+        PortableTable(
+            "mailbox_counters",
+            primaryKey: [PortableColumn("recipient", .bytes)],
+            others: [
+                PortableColumn("next_sequence", .nextSequence, postgresName: "last_sequence"),
+                PortableColumn("depth", .integer),
+            ]
+        ),
+        PortableTable(
+            "mailbox_messages",
+            primaryKey: [PortableColumn("recipient", .bytes), PortableColumn("sequence", .integer)],
+            others: [
+                PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid),
+                PortableColumn("received_at_ms", .milliseconds, postgresName: "received_at"),
+                PortableColumn("envelope", .envelope),
+            ]
+        ),
+        PortableTable(
+            "acknowledged_messages",
+            primaryKey: [PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid)],
+            others: [
+                PortableColumn("recipient", .bytes), PortableColumn("sequence", .integer),
+                PortableColumn("received_at_ms", .milliseconds, postgresName: "received_at"),
+                PortableColumn("tag", .bytes),
+                PortableColumn("acknowledged_at_ms", .milliseconds, postgresName: "acknowledged_at"),
+            ]
+        ),
+        PortableTable("relay_identity", primaryKey: [PortableColumn("relay_id", .bytes)], others: []),
+        PortableTable(
+            "relay_secrets",
+            primaryKey: [PortableColumn("name", .text)],
+            others: [PortableColumn("value", .bytes)]
+        ),
+    ]
+
+    /// Tables left behind on purpose: logins and sessions (clients log in again), the migrations' own record (the
+    /// target's migrations write it) and PostgreSQL's per-process heartbeats.
+    package static let notCopied: Set<String> = [
+        "auth_challenges", "auth_sessions", "schema_migrations", "relay_heartbeats",
+    ]
+
+    /// The names in `tables` that are neither copied nor left behind on purpose: state this build would lose.
+    package static func unknown(among tables: [String]) -> [String] {
+        let known = Set(Self.sessionFree.map(\.name)).union(Self.notCopied)
+        return tables.filter { !known.contains($0) }.sorted()
+    }
+
+    /// What `source` holds that this build would not copy: tables on neither list, and columns of copied tables
+    /// missing from their `PortableTable` (a column a newer migration added), one line each.
+    package static func uncopied(in source: some PortableRowSource, postgres: Bool) async throws -> [String] {
+        var findings = Self.unknown(among: try await source.tableNames()).map { "table \($0)" }
+        for table in Self.sessionFree {
+            let listed = Set(table.columns.map { postgres ? $0.postgresName : $0.name })
+            // SQLite's relay_identity keeps a constant `singleton` key column; PostgreSQL's has a default.
+            let ignored: Set<String> = table.name == "relay_identity" ? ["singleton"] : []
+            for column in try await source.columnNames(of: table.name)
+            where !listed.contains(column) && !ignored.contains(column) {
+                findings.append("column \(table.name).\(column)")
+            }
+        }
+        return findings
+    }
+}
