@@ -1,0 +1,43 @@
+import Logging
+import ServiceLifecycle
+import WotsCore
+import WotsStorage
+
+/// Closes the open streams of accounts the operator suspended or deleted, in this process or another one on the
+/// same database: on every `AccountChanged` about a token with open sockets, it reads the account's standing and
+/// closes its sockets with `account_suspended` or `unknown_token`. Rotations leave streams open (the account stays
+/// in good standing).
+struct StreamRevoker: Service {
+    let storage: RelayStorage
+    let hub: DeliveryHub
+    let bus: EventBus
+    let logger: Logger
+
+    func run() async throws {
+        let changes = self.bus.subscribe(to: AccountChanged.self, bufferSize: 65_536)
+        for await change in changes.cancelOnGracefulShutdown() {
+            let tokens = change.token.map { [$0] } ?? self.hub.tokens
+            for token in tokens where self.hub.tokens.contains(token) {
+                do {
+                    if let refusal = try await self.refusal(for: token) {
+                        self.logger.info("closing the streams of an account", metadata: ["code": "\(refusal.code)"])
+                        await self.hub.revoke(token, refusal)
+                    }
+                } catch {
+                    self.logger.warning("could not read an account's standing", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Why `token` may no longer have streams; nil when it may.
+    func refusal(for token: Token) async throws -> WotsError? {
+        guard try await self.storage.directory.entry(token: token) != nil else {
+            return WotsError(.unknownToken, "the account was deleted")
+        }
+        guard try await self.storage.administration.suspension(of: token) == nil else {
+            return WotsError(.accountSuspended, "the relay's operator suspended this account")
+        }
+        return nil
+    }
+}
