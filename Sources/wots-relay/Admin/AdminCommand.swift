@@ -9,6 +9,6 @@ struct AdminCommand: AsyncParsableCommand {
             Every subcommand takes --database (default $WOTS_DATABASE_URL, else sqlite:./wots-data/relay.sqlite) \
             and --json. The database is migrated to this binary's schema first, as serve would.
             """,
-        subcommands: []
+        subcommands: [AdminStats.self, AccountsCommand.self, InvitesCommand.self]
     )
 }
