@@ -63,8 +63,10 @@ public final class SQLiteAccountChangeFeed: Service, Sendable {
         return rows.last?.0 ?? lastID
     }
 
-    /// Adds a change row inside the caller's transaction, dropping rows past their retention.
-    static func record(_ token: Token, at now: Date, in db: Database) throws {
+    /// Adds a change row inside the caller's transaction, dropping rows past their retention. Stamped with this
+    /// machine's clock, whatever time the change itself records, so the retention is measured in real time.
+    static func record(_ token: Token, in db: Database) throws {
+        let now = Date()
         try db.execute(
             sql: "INSERT INTO account_changes (token, changed_at_ms) VALUES (?, ?)",
             arguments: [token.databaseBytes, now.millisecondsSince1970]

@@ -23,7 +23,7 @@ public struct SQLiteAccountRepository: AccountRepository {
             try MailboxWrite.deleteMailbox(of: token, in: db)
             try SQLiteAuthenticationRepository.deleteSessions(of: token, in: db)
             try db.execute(sql: "DELETE FROM account_suspensions WHERE token = ?", arguments: [token.databaseBytes])
-            try SQLiteAccountChangeFeed.record(token, at: now, in: db)
+            try SQLiteAccountChangeFeed.record(token, in: db)
             return entry
         }
     }

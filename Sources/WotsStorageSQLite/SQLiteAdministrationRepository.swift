@@ -24,7 +24,7 @@ public struct SQLiteAdministrationRepository: AdministrationRepository {
                 arguments: [token.databaseBytes, now.millisecondsSince1970]
             )
             try SQLiteAuthenticationRepository.deleteSessions(of: token, in: db)
-            try SQLiteAccountChangeFeed.record(token, at: now, in: db)
+            try SQLiteAccountChangeFeed.record(token, in: db)
             return entry
         }
     }
@@ -36,7 +36,7 @@ public struct SQLiteAdministrationRepository: AdministrationRepository {
                 throw unknownAccount(token)
             }
             try db.execute(sql: "DELETE FROM account_suspensions WHERE token = ?", arguments: [token.databaseBytes])
-            try SQLiteAccountChangeFeed.record(token, at: Date(), in: db)
+            try SQLiteAccountChangeFeed.record(token, in: db)
             return entry
         }
     }
