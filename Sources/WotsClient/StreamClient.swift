@@ -164,7 +164,10 @@ public struct StreamClient: Sendable {
                     try await send(ClientFrame(.ack(keys), ref: retry))
                 case .error(_, _, let code, let text):
                     if code == .accountSuspended {
-                        throw WotsError(.accountSuspended, "the relay closed the stream: \(RelayClient.printable(text))")
+                        throw WotsError(
+                            .accountSuspended,
+                            "the relay closed the stream: \(RelayClient.printable(text))"
+                        )
                     }
                     if code == .unauthenticated || code == .invalidSession {
                         await relay.invalidateSession()
