@@ -178,6 +178,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Logged once the configuration is known good, so a start error stays one line.
         logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
+        logger.info("registration", metadata: ["mode": "\(settings.relay.registration.rawValue)"])
         let bus = EventBus()
         let backend = try await settings.storage.open(bus: bus, logger: Relay.libraryLogger(from: logger))
         let relayService = RelayService(
