@@ -15,18 +15,24 @@ struct StreamRevoker: Service {
 
     func run() async throws {
         let changes = self.bus.subscribe(to: AccountChanged.self, bufferSize: 65_536)
-        for await change in changes.cancelOnGracefulShutdown() {
-            let tokens = change.token.map { [$0] } ?? self.hub.tokens
-            for token in tokens where self.hub.tokens.contains(token) {
-                do {
-                    if let refusal = try await self.refusal(for: token) {
-                        self.logger.info("closing the streams of an account", metadata: ["code": "\(refusal.code)"])
-                        await self.hub.revoke(token, refusal)
-                    }
-                } catch {
-                    self.logger.warning("could not read an account's standing", metadata: ["error": "\(error)"])
+        // Each check runs on its own, so a slow peer being closed never holds up the next account's revocation.
+        await withDiscardingTaskGroup { group in
+            for await change in changes.cancelOnGracefulShutdown() {
+                let open = Set(self.hub.tokens)
+                for token in change.token.map({ [$0] }) ?? Array(open) where open.contains(token) {
+                    group.addTask { await self.revokeIfBarred(token) }
                 }
             }
+        }
+    }
+
+    private func revokeIfBarred(_ token: Token) async {
+        do {
+            guard let refusal = try await self.refusal(for: token) else { return }
+            self.logger.info("closing the streams of an account", metadata: ["code": "\(refusal.code)"])
+            await self.hub.revoke(token, refusal)
+        } catch {
+            self.logger.warning("could not read an account's standing", metadata: ["error": "\(error)"])
         }
     }
 
