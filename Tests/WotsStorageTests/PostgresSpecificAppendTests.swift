@@ -93,7 +93,7 @@ struct PostgresSpecificAppendTests {
                 )
             }
 
-            #expect(try await nodeB.migrate() == [2, 3, 4])
+            #expect(try await nodeB.migrate() == [2, 3, 4, 5])
             #expect(try await nodeA.migrate() == [])
             let recipient = TestValues.token()
             let receipts = try await nodeA.mailboxes.append(
