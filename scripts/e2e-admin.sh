@@ -187,8 +187,10 @@ WOTS_HOME="$WORK/homes/bob" WOTS_SECRET="secret of bob, long enough" "$WOTS_BIN"
 LISTEN_PID=$!
 within_10s grep -qF "hello bob" "$WORK/listen.out" || fail "listen did not deliver: $(cat "$WORK/listen.err")"
 expect_success admin accounts suspend bob
+SUSPENDED_AT=$(date +%s%N)
 listen_ended() { ! kill -0 "$LISTEN_PID" 2>/dev/null; }
 within_10s listen_ended || fail "bob's stream is still open 10 s after the suspension"
+echo "   bob's listen ended $(( ($(date +%s%N) - SUSPENDED_AT) / 1000000 )) ms after admin returned (polled every 100 ms)" >&2
 wait "$LISTEN_PID"; LISTEN_STATUS=$?
 LISTEN_PID=""
 [[ $LISTEN_STATUS -ne 0 ]] || fail "listen exited 0"
