@@ -50,10 +50,11 @@ let package = Package(
         .target(
             name: "WotsStorageSQLite",
             dependencies: [
-                "WotsStorage",
+                "WotsStorage", "WotsCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Migrations")],
             swiftSettings: swiftSettings

@@ -69,6 +69,9 @@ if [ -f scripts/e2e.sh ]; then
   WOTS_E2E_POSTGRES=1 bash scripts/e2e.sh 2>&1 | without_tracing_warning
 fi
 
+step "operator end to end: wots-relay admin beside a running relay (invites, modes, suspension), SQLite and PostgreSQL"
+WOTS_E2E_POSTGRES=1 WOTS_E2E_SKIP_BUILD=1 bash scripts/e2e-admin.sh 2>&1 | without_tracing_warning
+
 step "TLS end to end: https:// and wss:// with a throwaway CA, SIGHUP reload, the operator's address"
 # A fresh Debian 12 has libssl-dev (the build needs it) but not necessarily the openssl command.
 command -v openssl >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends openssl; }

@@ -12,10 +12,11 @@ extension Messenger {
     /// - Parameters:
     ///   - nickname: the name to register.
     ///   - avatar: a validated image or preset, or none.
+    ///   - invite: the operator's invite code, for a relay that registers by invitation; default none.
     /// - Returns: the new profile (token, fingerprint, relay).
     /// - Throws: `WotsError.alreadyRegistered` when the home holds an account, the relay's refusal
-    ///   (`nickname_taken`, …), `.relayUnreachable`, `.secretUnavailable`.
-    public func register(nickname: Nickname, avatar: Avatar?) async throws -> Profile {
+    ///   (`nickname_taken`, `invite_invalid`, `registration_closed`, …), `.relayUnreachable`, `.secretUnavailable`.
+    public func register(nickname: Nickname, avatar: Avatar?, invite: String? = nil) async throws -> Profile {
         try self.store.prepareHome()
         if self.store.hasAccount {
             let existing = try? self.store.account().profile
@@ -44,7 +45,8 @@ extension Messenger {
             nickname: nickname,
             publicKeys: identity.publicKeys,
             privateRecord: record,
-            proof: Data(proof).base64EncodedString()
+            proof: Data(proof).base64EncodedString(),
+            invite: invite
         )
         let profile = Profile(
             token: token,

@@ -53,7 +53,8 @@ public struct StreamClient: Sendable {
     /// - Parameters:
     ///   - status: told about connects and disconnects.
     ///   - handle: called for each delivered message; return true to acknowledge it.
-    /// - Throws: `WotsError.unauthorized` when the relay refuses the account (reconnecting would not help),
+    /// - Throws: `invalid_session` or `account_suspended` when the relay refuses the account (reconnecting would not
+    ///   help),
     ///   `CancellationError` when cancelled.
     public func run(
         status: @escaping @Sendable (Status) -> Void,
@@ -68,7 +69,7 @@ public struct StreamClient: Sendable {
             do {
                 try await self.connectOnce(connected: connected, status: status, handle: handle)
                 reason = "the relay closed the stream"
-            } catch let error as WotsError where error.code == .invalidSession {
+            } catch let error as WotsError where [.invalidSession, .accountSuspended].contains(error.code) {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
@@ -170,6 +171,12 @@ public struct StreamClient: Sendable {
                     unanswered[retry] = keys
                     try await send(ClientFrame(.ack(keys), ref: retry))
                 case .error(_, _, let code, let text):
+                    if code == .accountSuspended {
+                        throw WotsError(
+                            .accountSuspended,
+                            "the relay closed the stream: \(RelayClient.printable(text))"
+                        )
+                    }
                     if code == .unauthenticated || code == .invalidSession {
                         await relay.invalidateSession()
                         if !connected.isSet {

@@ -66,6 +66,9 @@ extension ErrorCode {
     public static let alreadyAuthenticated = ErrorCode(.alreadyAuthenticated)
     public static let senderMismatch = ErrorCode(.senderMismatch)
     public static let wrongSecret = ErrorCode(.wrongSecret)
+    public static let accountSuspended = ErrorCode(.accountSuspended)
+    public static let registrationClosed = ErrorCode(.registrationClosed)
+    public static let inviteInvalid = ErrorCode(.inviteInvalid)
     // What is missing or taken.
     public static let notFound = ErrorCode(.notFound)
     public static let methodNotAllowed = ErrorCode(.methodNotAllowed)

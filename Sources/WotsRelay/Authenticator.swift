@@ -43,6 +43,7 @@ struct Authenticator: Sendable {
                 "the challenge signature does not verify with the token's key"
             )
         }
+        try await self.refuseIfSuspended(request.token)
         try await self.spend(answer)
         let secret = SecureRandom.bytes(Self.sessionSize)
         let expiresAt = now.addingTimeInterval(self.configuration.sessionLifetime.seconds)
@@ -51,7 +52,22 @@ struct Authenticator: Sendable {
             token: request.token,
             expiresAt: expiresAt
         )
+        // A suspension that committed between the first check and the session being stored did not see (and end)
+        // this session: look again and end it.
+        do {
+            try await self.refuseIfSuspended(request.token)
+        } catch {
+            try await self.storage.authentication.deleteSessions(of: request.token)
+            throw error
+        }
         return SessionResponse(session: Self.spell(secret), expiresAt: expiresAt)
+    }
+
+    /// - Throws: `account_suspended` when the relay's operator suspended the account.
+    private func refuseIfSuspended(_ token: Token) async throws {
+        if try await self.storage.administration.suspension(of: token) != nil {
+            throw WotsError(.accountSuspended, "the relay's operator suspended this account; it cannot log in")
+        }
     }
 
     /// A decoded answer to one of this relay's challenges.

@@ -69,6 +69,14 @@ final class DeliveryHub: Service, Sendable {
         for courier in self.couriers(of: token) { courier.acknowledged(keys) }
     }
 
+    /// Closes `token`'s open sockets with `error` (the account was suspended or deleted).
+    func revoke(_ token: Token, _ error: WotsError) async {
+        for courier in self.couriers(of: token) { await courier.revoke(error) }
+    }
+
+    /// The tokens that have open sockets.
+    var tokens: [Token] { self.couriers.withLock { Array($0.keys) } }
+
     /// How many sockets are registered.
     var count: Int { self.couriers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 

@@ -6,7 +6,7 @@ extension ErrorCode {
     public var httpStatus: HTTPResponse.Status {
         switch self {
         case .unauthenticated, .invalidSession, .challengeInvalid: .unauthorized
-        case .senderMismatch, .wrongSecret: .forbidden
+        case .senderMismatch, .wrongSecret, .accountSuspended, .registrationClosed, .inviteInvalid: .forbidden
         case .notFound, .unknownNickname, .unknownToken, .unknownRecipient: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .nicknameTaken, .tokenTaken, .messageIDConflict, .recipientKeyChanged, .alreadyAuthenticated: .conflict

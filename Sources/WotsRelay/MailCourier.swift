@@ -58,6 +58,18 @@ final class MailCourier: Sendable {
         await worker?.value
     }
 
+    /// Ends the socket because its account may no longer use it: stops delivery, sends an `error` frame saying why,
+    /// and closes with 1008 (policy violation).
+    func revoke(_ error: WotsError) async {
+        await self.stop()
+        let refusal = Refusal(error)
+        try? await StreamSession.send(
+            .error(ref: nil, id: nil, code: refusal.code, message: refusal.message),
+            to: self.outbound
+        )
+        try? await self.outbound.close(.policyViolation, reason: refusal.code.name)
+    }
+
     private func perform(_ action: DeliveryStateMachine.Action) {
         switch action {
         case .none:

@@ -31,14 +31,47 @@ struct RegistrationRoutes: Sendable {
                 retryAfterSeconds: wait
             )
         }
+        if self.configuration.registration == .closed { throw Self.closed }
         let body = try await JSONBody.decode(
             RegistrationRequest.self,
             from: request,
             limit: self.configuration.maximumRequestSize
         )
         let entry = try Self.validate(body, relayID: self.relayID)
+        switch self.configuration.registration {
+        case .open:
+            try await self.save(entry, body, publicHalf: DirectoryEntryParticipant(repository: self.storage.directory))
+        case .invite:
+            guard let invite = body.invite, !invite.isEmpty else {
+                throw WotsError(.inviteInvalid, "this relay registers by invitation: send the operator's invite code")
+            }
+            let publicHalf = InvitedEntryParticipant(
+                repository: self.storage.administration,
+                codeHash: InviteCode.hash(of: invite)
+            )
+            try await self.save(entry, body, publicHalf: publicHalf)
+        case .closed:
+            throw Self.closed
+        }
+        self.metrics.registrations.increment()
+        context.logger.info(
+            "registered",
+            metadata: ["nickname": "\(entry.nickname)", "fingerprint": "\(entry.fingerprint.hex)"]
+        )
+        self.bus.publish(DirectoryChange(kind: .registered, nickname: entry.nickname))
+        return try JSONBody.response(entry, status: .created)
+    }
+
+    static let closed = WotsError(.registrationClosed, "this relay takes no new registrations")
+
+    /// Saves both halves through the save coordinator: all of the registration, or none of it.
+    private func save<PublicHalf: SaveParticipant>(
+        _ entry: DirectoryEntry,
+        _ body: RegistrationRequest,
+        publicHalf: PublicHalf
+    ) async throws where PublicHalf.Item == DirectoryEntry {
         let coordinator = SaveCoordinator(
-            publicHalf: DirectoryEntryParticipant(repository: self.storage.directory),
+            publicHalf: publicHalf,
             privateHalf: PrivateRecordParticipant(repository: self.storage.privateRecords),
             bus: self.bus,
             onUndoFailure: { [logger] problem in
@@ -51,13 +84,6 @@ struct RegistrationRoutes: Sendable {
             publicItem: entry,
             privateItem: body.privateRecord
         )
-        self.metrics.registrations.increment()
-        context.logger.info(
-            "registered",
-            metadata: ["nickname": "\(entry.nickname)", "fingerprint": "\(entry.fingerprint.hex)"]
-        )
-        self.bus.publish(DirectoryChange(kind: .registered, nickname: entry.nickname))
-        return try JSONBody.response(entry, status: .created)
     }
 
     /// Everything that can be checked before touching storage: keys, proof of possession, record ownership.

@@ -177,7 +177,10 @@ public struct Relay: Sendable {
                 address: .hostname(self.configuration.host, port: self.configuration.port),
                 serverName: "wots-relay"
             ),
-            services: services + [self.accounts, self.hub, sweeper, self.makeHealthMonitor()],
+            services: services + [
+                self.accounts, self.hub, sweeper, self.makeHealthMonitor(),
+                StreamRevoker(storage: self.storage, hub: self.hub, bus: self.bus, logger: self.logger),
+            ],
             onServerRunning: { [logger = self.logger] channel in
                 let guardInstalled = channel.eventLoop.submit {
                     try channel.pipeline.syncOperations.addHandler(

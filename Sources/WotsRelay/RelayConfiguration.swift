@@ -73,6 +73,8 @@ public struct RelayConfiguration: Sendable {
     /// Reverse proxies whose `X-Forwarded-For` names the client for per-address rate limits. Default none: the peer
     /// address is the client.
     public var trustedProxies: TrustedProxies = .none
+    /// Who may register: anyone (the default, for a personal relay), holders of an operator's invite, or nobody.
+    public var registration: RegistrationMode = .open
 
     public init() {}
 

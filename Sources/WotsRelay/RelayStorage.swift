@@ -7,6 +7,8 @@ public struct RelayStorage: Sendable {
     public var mailboxes: any MailboxRepository
     public var authentication: any AuthenticationRepository
     public var accounts: any AccountRepository
+    /// Suspensions, invites and statistics: what the operator changes.
+    public var administration: any AdministrationRepository
     /// Fed by every operation and by `probe`; `/readyz` reports it.
     public var health: StorageHealth
     /// Checks that the database answers, takes writes and has room, recording the outcome in `health`; throws the
@@ -19,6 +21,7 @@ public struct RelayStorage: Sendable {
         mailboxes: any MailboxRepository,
         authentication: any AuthenticationRepository,
         accounts: any AccountRepository,
+        administration: any AdministrationRepository,
         health: StorageHealth,
         probe: @escaping @Sendable () async throws -> Void
     ) {
@@ -27,6 +30,7 @@ public struct RelayStorage: Sendable {
         self.mailboxes = mailboxes
         self.authentication = authentication
         self.accounts = accounts
+        self.administration = administration
         self.health = health
         self.probe = probe
     }
@@ -46,6 +50,11 @@ public struct RelayStorage: Sendable {
             accounts: InMemoryAccountRepository(
                 directory: directory,
                 privateRecords: privateRecords,
+                mailboxes: mailboxes,
+                authentication: authentication
+            ),
+            administration: InMemoryAdministrationRepository(
+                directory: directory,
                 mailboxes: mailboxes,
                 authentication: authentication
             ),

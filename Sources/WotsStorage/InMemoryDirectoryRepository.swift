@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 public import WotsCore
 
@@ -11,6 +12,8 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
         var sortedNicknames: [Nickname] = []
         var tombstonedTokens: Set<Token> = []
         var tombstonedNicknames: Set<Nickname> = []
+        /// When each deleted account registered, for the operator's statistics.
+        var tombstonedRegistrations: [Date] = []
 
         /// The index of the first nickname greater than `nickname` (or equal when `inclusive`).
         func index(after nickname: Nickname, inclusive: Bool = false) -> Int {
@@ -105,10 +108,16 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
             }
             state.tombstonedTokens.insert(entry.token)
             state.tombstonedNicknames.insert(entry.nickname)
+            state.tombstonedRegistrations.append(entry.registeredAt)
         }
     }
 
     public func count() async throws -> Int {
         self.state.withLock { $0.byToken.count }
+    }
+
+    /// When every account, live or deleted, registered.
+    func registrationDates() -> [Date] {
+        self.state.withLock { state in state.byToken.values.map(\.registeredAt) + state.tombstonedRegistrations }
     }
 }

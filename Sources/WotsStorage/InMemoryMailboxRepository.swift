@@ -136,6 +136,16 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         }
     }
 
+    /// Every waiting message: how many, their envelopes' bytes and the oldest arrival.
+    func queued() -> (messages: Int, bytes: Int, oldest: Date?) {
+        self.state.withLock { state in
+            let messages = state.mailboxes.values.flatMap(\.messages)
+            return (
+                messages.count, messages.map(\.envelope.serializedSize).reduce(0, +), messages.map(\.receivedAt).min()
+            )
+        }
+    }
+
     public func deleteMailbox(of recipient: Token) async throws {
         self.state.withLock { state in
             _ = state.remove(from: recipient) { _ in true }

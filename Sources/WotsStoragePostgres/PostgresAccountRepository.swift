@@ -38,6 +38,8 @@ public struct PostgresAccountRepository: AccountRepository {
                 logger: logger
             )
             try await connection.query("DELETE FROM auth_sessions WHERE token = \(tokenBytes)", logger: logger)
+            try await connection.query("DELETE FROM account_suspensions WHERE token = \(tokenBytes)", logger: logger)
+            try await self.database.announceChange(of: token, on: connection)
             return entry
         }
     }

@@ -109,6 +109,8 @@ public final class PostgresDatabase: Service, Sendable {
     public var mailboxes: PostgresMailboxRepository { PostgresMailboxRepository(database: self) }
     /// Account deletion and key rotation, each one transaction.
     public var accounts: PostgresAccountRepository { PostgresAccountRepository(database: self) }
+    /// Suspensions, invites and statistics: what the operator changes.
+    public var administration: PostgresAdministrationRepository { PostgresAdministrationRepository(database: self) }
     /// Relay id, login challenges and sessions stored in this database.
     public var authentication: PostgresAuthenticationRepository { PostgresAuthenticationRepository(database: self) }
 }

@@ -22,6 +22,8 @@ public struct SQLiteAccountRepository: AccountRepository {
             try SQLitePrivateRecordRepository.delete(token: token, in: db)
             try MailboxWrite.deleteMailbox(of: token, in: db)
             try SQLiteAuthenticationRepository.deleteSessions(of: token, in: db)
+            try db.execute(sql: "DELETE FROM account_suspensions WHERE token = ?", arguments: [token.databaseBytes])
+            try SQLiteAccountChangeFeed.record(token, in: db)
             return entry
         }
     }

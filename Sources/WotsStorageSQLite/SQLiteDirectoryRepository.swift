@@ -15,36 +15,40 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
 
     public func create(_ entry: DirectoryEntry) async throws {
         try await self.database.requireFreeSpace()
-        try await self.database.write("create a directory entry") { db in
-            let nicknameTaken = try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE nickname = ?)",
-                arguments: [entry.nickname.value]
-            )
-            if nicknameTaken == true {
-                throw WotsError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
-            }
-            let tokenTaken = try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE token = ?)",
-                arguments: [entry.token.databaseBytes]
-            )
-            if tokenTaken == true {
-                throw WotsError(.tokenTaken, "token \(entry.token) is registered already")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO directory_entries
-                        (token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    entry.token.databaseBytes, entry.nickname.value, Data(entry.publicKeys.signing),
-                    Data(entry.publicKeys.encryption), Data(entry.fingerprint.bytes),
-                    entry.registeredAt.millisecondsSince1970,
-                ]
-            )
+        try await self.database.write("create a directory entry") { db in try Self.insert(entry, in: db) }
+    }
+
+    /// Adds an entry inside the caller's transaction.
+    /// - Throws: `nickname_taken`, `token_taken`.
+    static func insert(_ entry: DirectoryEntry, in db: Database) throws {
+        let nicknameTaken = try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE nickname = ?)",
+            arguments: [entry.nickname.value]
+        )
+        if nicknameTaken == true {
+            throw WotsError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
         }
+        let tokenTaken = try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE token = ?)",
+            arguments: [entry.token.databaseBytes]
+        )
+        if tokenTaken == true {
+            throw WotsError(.tokenTaken, "token \(entry.token) is registered already")
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO directory_entries
+                    (token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                entry.token.databaseBytes, entry.nickname.value, Data(entry.publicKeys.signing),
+                Data(entry.publicKeys.encryption), Data(entry.fingerprint.bytes),
+                entry.registeredAt.millisecondsSince1970,
+            ]
+        )
     }
 
     public func undoCreate(token: Token) async throws {
@@ -154,13 +158,25 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         ).map(Self.entry(from:))
     }
 
+    /// The live entry of `token` inside the caller's transaction.
+    static func liveEntry(token: Token, in db: Database) throws -> DirectoryEntry? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL
+                """,
+            arguments: [token.databaseBytes]
+        ).map(Self.entry(from:))
+    }
+
     public func count() async throws -> Int {
         try await self.database.read("count directory entries") { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM directory_entries WHERE deleted_at_ms IS NULL") ?? 0
         }
     }
 
-    private static func entry(from row: Row) throws -> DirectoryEntry {
+    static func entry(from row: Row) throws -> DirectoryEntry {
         let token = try Token(databaseBytes: row["token"])
         do {
             return DirectoryEntry(

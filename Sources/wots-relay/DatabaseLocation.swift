@@ -59,7 +59,9 @@ struct StorageSettings: Sendable {
             configuration.minimumFreeSpace = self.minimumFreeSpace
             let database = try await SQLiteDatabase(path: path, configuration: configuration, logger: logger)
             logger.info("database ready", metadata: ["backend": "sqlite", "path": "\(path)"])
-            return DatabaseBackend(storage: .sqlite(database), services: [], prepare: {})
+            // Tells the relay about suspensions and deletions `wots-relay admin` makes from another process.
+            let changes = SQLiteAccountChangeFeed(database: database, bus: bus, logger: logger)
+            return DatabaseBackend(storage: .sqlite(database), services: [changes], prepare: {})
         case .postgres(let url):
             var configuration = try PostgresDatabase.Configuration(url: url)
             configuration.operationTimeout = self.operationTimeout
@@ -89,6 +91,7 @@ extension RelayStorage {
             mailboxes: SQLiteMailboxRepository(database: database),
             authentication: SQLiteAuthenticationRepository(database: database),
             accounts: SQLiteAccountRepository(database: database),
+            administration: SQLiteAdministrationRepository(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )
@@ -101,6 +104,7 @@ extension RelayStorage {
             mailboxes: database.mailboxes,
             authentication: database.authentication,
             accounts: database.accounts,
+            administration: database.administration,
             health: database.health,
             probe: { try await database.ping() }
         )

@@ -44,6 +44,15 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Who may register: open (anyone), invite (with a code from `admin invites create`) or closed (nobody).",
+            discussion: "Default open, for a personal relay: register your own account before sharing the address.",
+            valueName: "MODE"
+        )
+    )
+    var registration = "open"
+
+    @Option(
+        help: ArgumentHelp(
             "Free disk space kept in reserve (SQLite): below it new mail is refused with storage_full.",
             discussion: "Acknowledgements, logins and deletions go on. Suffixes KiB, MiB, GiB.",
             valueName: "SIZE"
@@ -122,6 +131,10 @@ struct Serve: AsyncParsableCommand {
         relay.bodyTimeout = try HumanUnits.duration(self.bodyTimeout, name: "--body-timeout")
         relay.idleTimeout = try HumanUnits.duration(self.idleTimeout, name: "--idle-timeout")
         relay.fragmentTimeout = try HumanUnits.duration(self.fragmentTimeout, name: "--fragment-timeout")
+        guard let registration = RegistrationMode(rawValue: self.registration) else {
+            throw WotsError(.invalidArgument, "--registration \(self.registration) is not one of open, invite, closed")
+        }
+        relay.registration = registration
         relay.registrationRate = RateLimit(
             perSecond: self.registrationsPerMinute / 60,
             burst: max(20, self.registrationsPerMinute)
@@ -165,6 +178,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Logged once the configuration is known good, so a start error stays one line.
         logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
+        logger.info("registration", metadata: ["mode": "\(settings.relay.registration.rawValue)"])
         let bus = EventBus()
         let backend = try await settings.storage.open(bus: bus, logger: Relay.libraryLogger(from: logger))
         let relayService = RelayService(

@@ -32,6 +32,16 @@ struct Register: AsyncParsableCommand {
     )
     var avatarPreset: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The invite code the relay's operator gave you (relays that register by invitation).",
+            discussion: "Defaults to $WOTS_INVITE.",
+            valueName: "CODE"
+        )
+    )
+    var invite: String?
+
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
@@ -55,7 +65,8 @@ struct Register: AsyncParsableCommand {
         if let avatar { chosen = try Avatar.load(file: URL(fileURLWithPath: avatar)) }
         if let avatarPreset { chosen = try Avatar.preset(named: avatarPreset) }
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-        let profile = try await messenger.register(nickname: nickname, avatar: chosen)
+        let invite = self.invite ?? ProcessInfo.processInfo.environment["WOTS_INVITE"]
+        let profile = try await messenger.register(nickname: nickname, avatar: chosen, invite: invite)
         if self.json {
             try Terminal.json(ProfileOutput(profile))
         } else {

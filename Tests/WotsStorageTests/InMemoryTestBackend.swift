@@ -18,6 +18,11 @@ enum InMemoryTestBackend {
                 mailboxes: mailboxes,
                 authentication: authentication
             ),
+            administration: InMemoryAdministrationRepository(
+                directory: directory,
+                mailboxes: mailboxes,
+                authentication: authentication
+            ),
             tearDown: {}
         )
     }

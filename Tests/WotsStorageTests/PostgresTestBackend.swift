@@ -57,6 +57,7 @@ enum PostgresTestBackend {
             mailboxes: database.mailboxes,
             authentication: database.authentication,
             accounts: database.accounts,
+            administration: database.administration,
             failSessionDeletions: { try await database.failSessionDeletions() },
             tearDown: {
                 running.cancel()

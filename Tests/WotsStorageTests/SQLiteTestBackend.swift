@@ -22,6 +22,7 @@ enum SQLiteTestBackend {
             mailboxes: SQLiteMailboxRepository(database: database),
             authentication: SQLiteAuthenticationRepository(database: database),
             accounts: SQLiteAccountRepository(database: database),
+            administration: SQLiteAdministrationRepository(database: database),
             failSessionDeletions: {
                 try await database.pool.write { db in
                     try db.execute(

@@ -9,6 +9,7 @@ struct StorageBackend: Sendable {
     var mailboxes: any MailboxRepository
     var authentication: any AuthenticationRepository
     var accounts: any AccountRepository
+    var administration: any AdministrationRepository
     /// Makes every later deletion of a session fail inside the database (a trigger), so a test can see a multi-table
     /// change fail at its last step; nil for the in-memory backend, which cannot fail halfway.
     var failSessionDeletions: (@Sendable () async throws -> Void)? = nil

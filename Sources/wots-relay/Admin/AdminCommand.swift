@@ -9,6 +9,9 @@ struct AdminCommand: AsyncParsableCommand {
             Every subcommand takes --database (default $WOTS_DATABASE_URL, else sqlite:./wots-data/relay.sqlite) \
             and --json. The database is migrated to this binary's schema first, as serve would.
             """,
-        subcommands: [BackupCommand.self, VerifyBackupCommand.self, MigrateCommand.self]
+        subcommands: [
+            AdminStats.self, AccountsCommand.self, InvitesCommand.self, BackupCommand.self, VerifyBackupCommand.self,
+            MigrateCommand.self,
+        ]
     )
 }

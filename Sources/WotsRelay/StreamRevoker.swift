@@ -1,0 +1,49 @@
+import Logging
+import ServiceLifecycle
+import WotsCore
+import WotsStorage
+
+/// Closes the open streams of accounts the operator suspended or deleted, in this process or another one on the
+/// same database: on every `AccountChanged` about a token with open sockets, it reads the account's standing and
+/// closes its sockets with `account_suspended` or `unknown_token`. Rotations leave streams open (the account stays
+/// in good standing).
+struct StreamRevoker: Service {
+    let storage: RelayStorage
+    let hub: DeliveryHub
+    let bus: EventBus
+    let logger: Logger
+
+    func run() async throws {
+        let changes = self.bus.subscribe(to: AccountChanged.self, bufferSize: 65_536)
+        // Each check runs on its own, so a slow peer being closed never holds up the next account's revocation.
+        await withDiscardingTaskGroup { group in
+            for await change in changes.cancelOnGracefulShutdown() {
+                let open = Set(self.hub.tokens)
+                for token in change.token.map({ [$0] }) ?? Array(open) where open.contains(token) {
+                    group.addTask { await self.revokeIfBarred(token) }
+                }
+            }
+        }
+    }
+
+    private func revokeIfBarred(_ token: Token) async {
+        do {
+            guard let refusal = try await self.refusal(for: token) else { return }
+            self.logger.info("closing the streams of an account", metadata: ["code": "\(refusal.code)"])
+            await self.hub.revoke(token, refusal)
+        } catch {
+            self.logger.warning("could not read an account's standing", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Why `token` may no longer have streams; nil when it may.
+    func refusal(for token: Token) async throws -> WotsError? {
+        guard try await self.storage.directory.entry(token: token) != nil else {
+            return WotsError(.unknownToken, "the account was deleted")
+        }
+        guard try await self.storage.administration.suspension(of: token) == nil else {
+            return WotsError(.accountSuspended, "the relay's operator suspended this account")
+        }
+        return nil
+    }
+}

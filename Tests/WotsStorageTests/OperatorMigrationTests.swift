@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+import Testing
+import WotsCore
+import WotsStorage
+
+@testable import WotsStoragePostgres
+@testable import WotsStorageSQLite
+
+/// The operator tables arrive by a forward migration: a database made by the previous release keeps its accounts,
+/// mail and sessions, and they can be suspended and invited against afterwards.
+@Suite struct OperatorMigrationTests {
+    @Test func anSQLiteFileFromVersionThreeMigratesWithItsData() async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("wots.sqlite").path
+        let alice = TestValues.entry("alice")
+        // The previous release's schema and its record of applied migrations, written as that release did.
+        let previous = try SQLiteDatabase.bundledMigrations().filter { $0.version <= 3 }
+        #expect(previous.map(\.version) == [1, 2, 3])
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE schema_migrations (
+                        version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)
+                    """
+            )
+            for migration in previous {
+                try db.execute(sql: migration.sql)
+                try db.execute(
+                    sql: "INSERT INTO schema_migrations VALUES (?, ?, 0)",
+                    arguments: [migration.version, migration.name]
+                )
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO directory_entries
+                        (token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    Data(alice.token.bytes), alice.nickname.value, Data(alice.publicKeys.signing),
+                    Data(alice.publicKeys.encryption), Data(alice.fingerprint.bytes),
+                    alice.registeredAt.timeIntervalSince1970 * 1000,
+                ]
+            )
+        }
+        try queue.close()
+
+        let database = try await SQLiteDatabase(path: path)
+        defer { try? database.close() }
+        #expect(try await database.appliedMigrationVersions().contains(4))
+        expectSame(try await SQLiteDirectoryRepository(database: database).entry(token: alice.token), alice)
+        let administration = SQLiteAdministrationRepository(database: database)
+        try await administration.suspend(token: alice.token, at: TestValues.time())
+        #expect(try await administration.suspension(of: alice.token) == TestValues.time())
+        #expect(try await administration.statistics(now: TestValues.time(), days: 30).accounts == 1)
+    }
+
+    @Test func aPostgresDatabaseFromVersionFourMigratesWithItsData() async throws {
+        try await withTwoNodes(migrated: false) { node, _ in
+            #expect(try await node.migrate(through: 4) == [1, 2, 3, 4])
+            let alice = TestValues.entry("alice")
+            try await node.directory.create(alice)
+            let session = TestValues.randomBytes(32)
+            try await node.authentication.storeSession(
+                hash: session,
+                token: alice.token,
+                expiresAt: TestValues.time(4_000_000_000_000)
+            )
+            #expect(try await node.migrate().first == 5)
+            expectSame(try await node.directory.entry(token: alice.token), alice)
+            try await node.administration.suspend(token: alice.token, at: TestValues.time())
+            #expect(try await node.authentication.session(hash: session, now: TestValues.time()) == nil)
+            #expect(try await node.administration.suspension(of: alice.token) == TestValues.time())
+        }
+    }
+}
