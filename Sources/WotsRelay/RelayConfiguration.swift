@@ -12,9 +12,12 @@ public struct RelayConfiguration: Sendable {
     public var mailboxCapacity: Int = 10_000
     /// Bytes of serialized envelopes kept per recipient before senders get `mailbox_quota_exceeded`. Default 256 MiB.
     public var mailboxQuota: Int = 256 << 20
-    /// How long an unacknowledged message is kept; then it is deleted and its sender gets an `expired` notice, which is
-    /// itself kept this long. Default 30 days.
+    /// How long an unacknowledged message is kept; then it is deleted and its sender gets an `expired` notice.
+    /// Default 30 days.
     public var messageRetention: Duration = .seconds(30 * 24 * 3600)
+    /// How long an expiry notice waits for its sender to clear it; independent of `messageRetention`, so a sender
+    /// who is away as long as their recipient still learns what happened. Default 30 days.
+    public var expiryNoticeLifetime: Duration = .seconds(30 * 24 * 3600)
     /// Most messages one sweep transaction expires, so a large backlog is worked off in short transactions.
     /// Default 500.
     public var expiryBatchSize: Int = 500
@@ -124,6 +127,7 @@ public struct RelayConfiguration: Sendable {
             ("sessionLifetime", self.sessionLifetime), ("pingInterval", self.pingInterval),
             ("authenticationTimeout", self.authenticationTimeout), ("accountCacheLifetime", self.accountCacheLifetime),
             ("sweepInterval", self.sweepInterval), ("acknowledgementMemory", self.acknowledgementMemory),
+            ("expiryNoticeLifetime", self.expiryNoticeLifetime),
             ("healthProbeInterval", self.healthProbeInterval), ("recoveryProbeInterval", self.recoveryProbeInterval),
             ("headerTimeout", self.headerTimeout), ("bodyTimeout", self.bodyTimeout), ("idleTimeout", self.idleTimeout),
             ("fragmentTimeout", self.fragmentTimeout),

@@ -45,7 +45,7 @@ struct Sweeper: Service {
                 before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
             )
             report.notices = try await self.storage.mailboxes.forgetExpiryNotices(
-                before: now.addingTimeInterval(-self.configuration.messageRetention.seconds)
+                before: now.addingTimeInterval(-self.configuration.expiryNoticeLifetime.seconds)
             )
         } catch {
             self.logger.warning("sweep failed", metadata: ["error": "\(error)"])

@@ -45,7 +45,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "How long undelivered mail is kept before it expires and its sender gets an expired notice.",
-            discussion: "Notices are kept as long. Expiry runs every minute, or every half retention if shorter.",
+            discussion: "Notices are kept 30 days. Expiry runs every minute, or every half retention if shorter.",
             valueName: "DURATION"
         )
     )

@@ -106,15 +106,16 @@ import WotsTesting
         }
     }
 
-    @Test func noticesThemselvesExpireAfterTheRetentionPeriod() async throws {
+    @Test func noticesThemselvesExpireAfterTheirLifetime() async throws {
         var configuration = RelayHarness.testConfiguration
-        configuration.messageRetention = .seconds(60)
+        configuration.messageRetention = .seconds(2)
+        configuration.expiryNoticeLifetime = .seconds(60)
         try await self.withUsers(configuration: configuration) { relay, client in
             var sessions = try await self.login(client)
             let sent = try await client.send(try seal("hello?", from: alice, to: bob), session: sessions["alice"]!)
                 .decode(SendReceipt.self)
             let sweeper = self.sweeper(of: relay)
-            let expiredAt = sent.receivedAt.addingTimeInterval(61)
+            let expiredAt = sent.receivedAt.addingTimeInterval(3)
             #expect(await sweeper.sweepOnce(now: expiredAt).expiredMessages == 1)
             sessions = try await self.login(client)
             #expect(await sweeper.sweepOnce(now: expiredAt.addingTimeInterval(60)).notices == 0)
