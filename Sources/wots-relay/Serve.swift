@@ -133,8 +133,12 @@ struct Serve: AsyncParsableCommand {
         relay.mailboxCapacity = self.mailboxCapacity
         relay.maximumEnvelopeSize = self.maxEnvelopeSize
         let quota = try HumanUnits.bytes(self.mailboxQuota, name: "--mailbox-quota")
-        guard quota <= Int64(Int.max) else {
-            throw WotsError(.invalidArgument, "--mailbox-quota \(self.mailboxQuota) is too large")
+        guard quota >= self.maxEnvelopeSize, quota <= Int64(Int.max) else {
+            throw WotsError(
+                .invalidArgument,
+                "--mailbox-quota \(self.mailboxQuota) must hold at least one envelope of --max-envelope-size "
+                    + "(\(self.maxEnvelopeSize) bytes)"
+            )
         }
         relay.mailboxQuota = Int(quota)
         relay.messageRetention = try HumanUnits.duration(self.retention, name: "--retention")
