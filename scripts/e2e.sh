@@ -498,4 +498,36 @@ if [[ "$DATABASE" == sqlite:* ]]; then
     ok
 fi
 
+# --- retention -------------------------------------------------------------------------------------------------------
+# A relay of its own (its own SQLite file) with a 2-second retention, so the main relay's mail is untouched.
+if [[ "$DATABASE" == sqlite:* ]]; then
+    step "undelivered mail expires after --retention 2s and its sender is told once (wots inbox)"
+    SHORT_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+    SHORT="http://127.0.0.1:$SHORT_PORT"
+    "$RELAY_BIN" serve --host 127.0.0.1 --port "$SHORT_PORT" --database "sqlite:$WORK/short.sqlite" \
+        --retention 2s --registrations-per-minute 1000000 >"$WORK/short.log" 2>&1 &
+    SHORT_PID=$!
+    for _ in $(seq 1 100); do curl -fsS "$SHORT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+    WOTS_RELAY=$SHORT expect_success as short-alice register --nick short-alice
+    WOTS_RELAY=$SHORT expect_success as short-bob register --nick short-bob
+    WOTS_RELAY=$SHORT expect_success as short-alice send --to short-bob "nobody reads this"
+    # Poll with a deadline for the event (the sweep runs every second with this retention), never a blind sleep.
+    deadline=$((SECONDS + 30)); found=""
+    while ((SECONDS < deadline)); do
+        WOTS_RELAY=$SHORT expect_success as short-alice inbox --keep --json
+        if [[ $(json 'sum(1 for e in d if e.get("kind") == "expired")') == 1 ]]; then found=1; break; fi
+        sleep 0.3
+    done
+    [[ -n "$found" ]] || { kill "$SHORT_PID"; fail "no expiry notice within 30 s: $(tail -3 "$WORK/short.log")"; }
+    [[ $(json '[e["to"] for e in d if e.get("kind") == "expired"][0]') == short-bob ]] || fail "notice names $(cat "$WORK/out")"
+    WOTS_RELAY=$SHORT expect_success as short-alice inbox
+    out_has "to short-bob expired undelivered after"
+    WOTS_RELAY=$SHORT expect_success as short-alice inbox --json
+    [[ $(json 'len(d)') == 0 ]] || fail "the notice was reported twice: $(cat "$WORK/out")"
+    WOTS_RELAY=$SHORT expect_success as short-bob inbox --json
+    [[ $(json 'len(d)') == 0 ]] || fail "bob still got the expired message"
+    kill -TERM "$SHORT_PID"; wait "$SHORT_PID" 2>/dev/null
+    ok
+fi
+
 echo "$PASSED passed, 0 failed"

@@ -15,10 +15,12 @@ extension Messenger {
         status: @escaping @Sendable (StreamClient.Status) -> Void,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
         sent: @escaping @Sendable (SentMessage) -> Void,
-        failed: @escaping @Sendable (WotsError) -> Void
+        failed: @escaping @Sendable (WotsError) -> Void,
+        expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
         let recipient = try await self.recipient(nickname)
         let unlocked = try await self.unlock()
+        try await self.reportExpiredMessages(to: expired)
         let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
         let lines = input()

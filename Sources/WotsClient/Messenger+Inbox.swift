@@ -11,15 +11,23 @@ public struct InboxSummary: Sendable, Hashable {
     public var duplicates = 0
     /// Messages deleted at the relay.
     public var acknowledged = 0
+    /// Messages this account sent that expired undelivered, reported by the relay.
+    public var expired = 0
 }
 
 extension Messenger {
     /// Fetches the mailbox page by page, verifies and decrypts each message, hands it to `show`, then acknowledges
-    /// what was shown (unless `keep`). Messages from a changed key stay in the mailbox until the key is trusted.
+    /// what was shown (unless `keep`). Messages from a changed key stay in the mailbox until the key is trusted. Then
+    /// hands over the relay's notices of this account's messages that expired undelivered, and clears them.
     /// - Parameters:
-    ///   - keep: leave everything in the mailbox (and show it again next time).
+    ///   - keep: leave everything in the mailbox and every notice at the relay (and show them again next time).
     ///   - show: called once per new message, in mailbox order, before it is acknowledged.
-    public func inbox(keep: Bool, show: (ReceivedMessage) throws -> Void) async throws -> InboxSummary {
+    ///   - expired: called once per expired message, oldest first, before its notice is cleared.
+    public func inbox(
+        keep: Bool,
+        show: (ReceivedMessage) throws -> Void,
+        expired: (ExpiredMessage) throws -> Void = { _ in }
+    ) async throws -> InboxSummary {
         let unlocked = try await self.unlock()
         var opener = MessageOpener(
             relay: self.relay,
@@ -59,6 +67,10 @@ extension Messenger {
                 }
             }
         }
+        let expiredMessages = try await self.fetchExpiredMessages(keep: true)
+        for message in expiredMessages { try expired(message) }
+        summary.expired = expiredMessages.count
+        if !keep, !expiredMessages.isEmpty { try await self.relay.clearNotices(expiredMessages.map(\.id)) }
         return summary
     }
 }

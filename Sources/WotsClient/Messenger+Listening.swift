@@ -8,9 +8,11 @@ extension Messenger {
     ///   - show: called once per new message; it should print and flush before returning.
     public func listen(
         status: @escaping @Sendable (StreamClient.Status) -> Void,
-        show: @escaping @Sendable (ReceivedMessage) async throws -> Void
+        show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
+        expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
         let unlocked = try await self.unlock()
+        try await self.reportExpiredMessages(to: expired)
         let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
         try await stream.run(status: status) { delivered in
@@ -19,6 +21,16 @@ extension Messenger {
             if message.acknowledge { try await state.markSeen(message.key) }
             return message.acknowledge
         }
+    }
+}
+
+extension Messenger {
+    /// Hands each notice of an expired message to `expired`, then clears it at the relay.
+    func reportExpiredMessages(to expired: @Sendable (ExpiredMessage) async throws -> Void) async throws {
+        let messages = try await self.fetchExpiredMessages(keep: true)
+        guard !messages.isEmpty else { return }
+        for message in messages { try await expired(message) }
+        try await self.relay.clearNotices(messages.map(\.id))
     }
 }
 

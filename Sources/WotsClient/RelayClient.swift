@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import Foundation
+public import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -149,6 +149,20 @@ public actor RelayClient {
     @discardableResult
     public func acknowledge(_ keys: [MessageKey]) async throws -> AcknowledgeResponse {
         try await self.call(.POST, "/v1/messages/ack", body: AcknowledgeRequest(messages: keys), authenticated: true)
+    }
+
+    /// Most notices one `GET /v1/notices` returns.
+    public static let maximumNoticeFetch = 500
+
+    /// `GET /v1/notices?limit=…` (authenticated): what became of messages this account sent.
+    public func notices(limit: Int) async throws -> NoticesResponse {
+        try await self.call(.GET, "/v1/notices?limit=\(limit)", authenticated: true)
+    }
+
+    /// `POST /v1/notices/ack` (authenticated): deletes these notices at the relay.
+    @discardableResult
+    public func clearNotices(_ ids: [UUID]) async throws -> ClearNoticesResponse {
+        try await self.call(.POST, "/v1/notices/ack", body: ClearNoticesRequest(notices: ids), authenticated: true)
     }
 
     /// `GET /v1/relay`: the relay's permanent id.

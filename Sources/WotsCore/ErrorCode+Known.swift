@@ -48,6 +48,7 @@ extension ErrorCode {
         case requestTooLarge = "request_too_large"
         case rateLimited = "rate_limited"
         case mailboxFull = "mailbox_full"
+        case mailboxQuotaExceeded = "mailbox_quota_exceeded"
         case storageUnavailable = "storage_unavailable"
         case storageFull = "storage_full"
         case storageCorrupted = "storage_corrupted"

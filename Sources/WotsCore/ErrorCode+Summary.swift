@@ -48,6 +48,8 @@ extension ErrorCode.Known {
         case .requestTooLarge: "The request body is larger than the relay accepts."
         case .rateLimited: "Too many requests; wait Retry-After seconds."
         case .mailboxFull: "The recipient's mailbox is full; nothing was stored."
+        case .mailboxQuotaExceeded:
+            "The recipient's mailbox holds as many bytes as its quota allows; nothing was stored."
         case .storageUnavailable: "The relay's database is unavailable; retry after Retry-After seconds."
         case .storageFull: "The relay is short of disk space and refuses new mail; acks still work."
         case .storageCorrupted: "Stored data could not be decoded (reported to clients as internal_error)."

@@ -84,6 +84,7 @@ extension ErrorCode {
     public static let requestTooLarge = ErrorCode(.requestTooLarge)
     public static let rateLimited = ErrorCode(.rateLimited)
     public static let mailboxFull = ErrorCode(.mailboxFull)
+    public static let mailboxQuotaExceeded = ErrorCode(.mailboxQuotaExceeded)
     // Faults of the relay.
     public static let storageUnavailable = ErrorCode(.storageUnavailable)
     public static let storageFull = ErrorCode(.storageFull)

@@ -11,7 +11,7 @@ extension ErrorCode {
         case .methodNotAllowed: .methodNotAllowed
         case .nicknameTaken, .tokenTaken, .messageIDConflict, .recipientKeyChanged, .alreadyAuthenticated: .conflict
         case .envelopeTooLarge, .requestTooLarge: .contentTooLarge
-        case .rateLimited, .mailboxFull: .tooManyRequests
+        case .rateLimited, .mailboxFull, .mailboxQuotaExceeded: .tooManyRequests
         case .storageUnavailable, .storageFull, .notReady: .serviceUnavailable
         case .internalError, .storageCorrupted, .cryptoLibrary: .internalServerError
         default: .badRequest

@@ -57,6 +57,7 @@ struct HealthRoutes: Sendable {
         if let statistics = try? await self.storage.mailboxes.statistics() {
             self.metrics.mailboxWaiting.record(statistics.waiting)
             self.metrics.mailboxDeepest.record(statistics.deepest)
+            self.metrics.expiryNotices.record(statistics.expiryNotices)
         }
         return self.metrics.exposition()
     }

@@ -56,11 +56,18 @@ struct MessageAcceptor: Sendable {
                 "the envelope is sealed for a key the recipient no longer has (now \(recipient.fingerprint))"
             )
         }
-        let receipt = try await self.storage.mailboxes.append(
-            envelope,
-            receivedAt: now,
-            mailboxCapacity: self.configuration.mailboxCapacity
-        )
+        let receipt: MailboxReceipt
+        do {
+            receipt = try await self.storage.mailboxes.append(
+                envelope,
+                receivedAt: now,
+                mailboxCapacity: self.configuration.mailboxCapacity,
+                mailboxQuota: self.configuration.mailboxQuota
+            )
+        } catch let error as WotsError where error.code == .mailboxQuotaExceeded {
+            self.metrics.quotaRefusals.increment()
+            throw error
+        }
         if receipt.isNew {
             self.metrics.messagesStored.increment()
             self.hub.deliver(

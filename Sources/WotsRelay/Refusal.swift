@@ -52,7 +52,7 @@ struct Refusal: Error, Sendable, HTTPResponseError {
             self.init(code: error.code, message: error.reason, retryAfterSeconds: retry, isFault: true)
         case 500...:
             self.init(code: .internalError, message: "the relay failed to handle the request", isFault: true)
-        case 429 where error.code == .mailboxFull:
+        case 429 where error.code == .mailboxFull || error.code == .mailboxQuotaExceeded:
             let retry = error.retryAfterSeconds ?? Self.mailboxFullRetrySeconds
             self.init(code: error.code, message: error.reason, retryAfterSeconds: retry, isFault: false)
         default:

@@ -100,6 +100,8 @@ public struct Relay: Sendable {
             metrics: self.metrics
         )
         .register(on: authenticated)
+        NoticeRoutes(storage: self.storage, configuration: self.configuration, metrics: self.metrics)
+            .register(on: authenticated)
         accountRoutes.registerAuthenticated(on: authenticated)
         return router
     }
@@ -143,7 +145,13 @@ public struct Relay: Sendable {
             }
         }
         let webSocketResponder = webSocketRouter.buildResponder()
-        let sweeper = Sweeper(storage: self.storage, configuration: self.configuration, logger: self.logger)
+        let sweeper = Sweeper(
+            storage: self.storage,
+            configuration: self.configuration,
+            metrics: self.metrics,
+            clock: self.clock,
+            logger: self.logger
+        )
         let maximumConnections =
             self.configuration.maximumConnections ?? DescriptorLimit.connectionCap(forLimit: DescriptorLimit.current)
         return Application(

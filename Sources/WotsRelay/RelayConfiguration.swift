@@ -10,8 +10,17 @@ public struct RelayConfiguration: Sendable {
     public var maximumEnvelopeSize: Int = 65_536
     /// Messages kept per recipient before senders get `mailbox_full`. Default 10,000.
     public var mailboxCapacity: Int = 10_000
-    /// How long an unacknowledged message is kept. Default 30 days.
+    /// Bytes of serialized envelopes kept per recipient before senders get `mailbox_quota_exceeded`. Default 256 MiB.
+    public var mailboxQuota: Int = 256 << 20
+    /// How long an unacknowledged message is kept; then it is deleted and its sender gets an `expired` notice.
+    /// Default 30 days.
     public var messageRetention: Duration = .seconds(30 * 24 * 3600)
+    /// How long an expiry notice waits for its sender to clear it; independent of `messageRetention`, so a sender
+    /// who is away as long as their recipient still learns what happened. Default 30 days.
+    public var expiryNoticeLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// Most messages one sweep transaction expires, so a large backlog is worked off in short transactions.
+    /// Default 500.
+    public var expiryBatchSize: Int = 500
     /// How long an authentication challenge may be answered. Default 60 seconds.
     public var challengeLifetime: Duration = .seconds(60)
     /// How long a session lasts. Default 1 hour.
@@ -101,6 +110,14 @@ public struct RelayConfiguration: Sendable {
             "maximumRequestSize \(self.maximumRequestSize) must be at least twice maximumEnvelopeSize"
         )
         try require(self.mailboxCapacity >= 1, "mailboxCapacity must be at least 1")
+        try require(
+            self.mailboxQuota >= self.maximumEnvelopeSize,
+            "mailboxQuota \(self.mailboxQuota) must be at least maximumEnvelopeSize \(self.maximumEnvelopeSize)"
+        )
+        try require(
+            (1...100_000).contains(self.expiryBatchSize),
+            "expiryBatchSize \(self.expiryBatchSize) is not in 1–100,000"
+        )
         for (name, limit) in [
             ("sendRate", self.sendRate), ("registrationRate", self.registrationRate), ("restoreRate", self.restoreRate),
             ("restoreCeiling", self.restoreCeiling), ("challengeRate", self.challengeRate),
@@ -112,6 +129,7 @@ public struct RelayConfiguration: Sendable {
             ("sessionLifetime", self.sessionLifetime), ("pingInterval", self.pingInterval),
             ("authenticationTimeout", self.authenticationTimeout), ("accountCacheLifetime", self.accountCacheLifetime),
             ("sweepInterval", self.sweepInterval), ("acknowledgementMemory", self.acknowledgementMemory),
+            ("expiryNoticeLifetime", self.expiryNoticeLifetime),
             ("healthProbeInterval", self.healthProbeInterval), ("recoveryProbeInterval", self.recoveryProbeInterval),
             ("headerTimeout", self.headerTimeout), ("bodyTimeout", self.bodyTimeout), ("idleTimeout", self.idleTimeout),
             ("fragmentTimeout", self.fragmentTimeout),

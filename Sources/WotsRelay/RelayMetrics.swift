@@ -18,6 +18,10 @@ public final class RelayMetrics: Sendable {
     let openConnections: Meter
     let mailboxWaiting: CoreMetrics.Gauge
     let mailboxDeepest: CoreMetrics.Gauge
+    let messagesExpired: CoreMetrics.Counter
+    let expiryNotices: CoreMetrics.Gauge
+    let noticesCleared: CoreMetrics.Counter
+    let quotaRefusals: CoreMetrics.Counter
 
     public init() {
         self.registry = PrometheusCollectorRegistry()
@@ -32,6 +36,10 @@ public final class RelayMetrics: Sendable {
         self.openConnections = Meter(label: "wots_websocket_connections", factory: self.factory)
         self.mailboxWaiting = CoreMetrics.Gauge(label: "wots_mailbox_messages_waiting", factory: self.factory)
         self.mailboxDeepest = CoreMetrics.Gauge(label: "wots_mailbox_depth_max", factory: self.factory)
+        self.messagesExpired = CoreMetrics.Counter(label: "wots_messages_expired_total", factory: self.factory)
+        self.expiryNotices = CoreMetrics.Gauge(label: "wots_expiry_notices_waiting", factory: self.factory)
+        self.noticesCleared = CoreMetrics.Counter(label: "wots_expiry_notices_cleared_total", factory: self.factory)
+        self.quotaRefusals = CoreMetrics.Counter(label: "wots_mailbox_quota_refusals_total", factory: self.factory)
     }
 
     func countRequest(route: String, status: Int) {

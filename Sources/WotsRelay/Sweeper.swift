@@ -1,20 +1,32 @@
+import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
 import WotsStorage
 
-/// Periodically removes expired challenges and sessions, and messages older than the retention period.
+/// Periodically removes expired challenges and sessions, expires messages older than the retention period (leaving
+/// their senders a notice), and forgets old acknowledgements and notices.
 struct Sweeper: Service {
     let storage: RelayStorage
     let configuration: RelayConfiguration
+    let metrics: RelayMetrics
+    let clock: RelayClock
     let logger: Logger
+
+    /// What one sweep removed.
+    struct Report: Sendable, Hashable {
+        var authentication = 0
+        var expiredMessages = 0
+        var acknowledgements = 0
+        var notices = 0
+    }
 
     func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
                 while true {
-                    try await Task.sleep(for: self.configuration.sweepInterval)
-                    await self.sweepOnce()
+                    try await self.clock.sleep(self.configuration.sweepInterval)
+                    await self.sweepOnce(now: Date())
                 }
             }
         } catch is CancellationError {
@@ -22,24 +34,46 @@ struct Sweeper: Service {
         }
     }
 
-    func sweepOnce(now: Date = Date()) async {
+    /// Sweeps as of `now` (tests pass a later time instead of waiting). Failures are logged; the next sweep retries.
+    @discardableResult
+    func sweepOnce(now: Date) async -> Report {
+        var report = Report()
         do {
-            let expired = try await self.storage.authentication.sweepExpired(now: now)
-            let cutoff = now.addingTimeInterval(-self.configuration.messageRetention.seconds)
-            let old = try await self.storage.mailboxes.sweep(receivedBefore: cutoff)
-            let forgotten = try await self.storage.mailboxes.forgetAcknowledgements(
+            report.authentication = try await self.storage.authentication.sweepExpired(now: now)
+            report.expiredMessages = try await self.expireMessages(now: now)
+            report.acknowledgements = try await self.storage.mailboxes.forgetAcknowledgements(
                 before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
             )
-            if expired + old + forgotten > 0 {
-                self.logger.info(
-                    "swept",
-                    metadata: [
-                        "authentication": "\(expired)", "messages": "\(old)", "acknowledgements": "\(forgotten)",
-                    ]
-                )
-            }
+            report.notices = try await self.storage.mailboxes.forgetExpiryNotices(
+                before: now.addingTimeInterval(-self.configuration.expiryNoticeLifetime.seconds)
+            )
         } catch {
             self.logger.warning("sweep failed", metadata: ["error": "\(error)"])
+        }
+        if report != Report() {
+            self.logger.info(
+                "swept",
+                metadata: [
+                    "authentication": "\(report.authentication)", "expired": "\(report.expiredMessages)",
+                    "acknowledgements": "\(report.acknowledgements)", "notices": "\(report.notices)",
+                ]
+            )
+        }
+        return report
+    }
+
+    /// Expires every message older than the retention period, one bounded transaction at a time, so a backlog never
+    /// holds the database for long; counts each batch as it commits.
+    private func expireMessages(now: Date) async throws -> Int {
+        let cutoff = now.addingTimeInterval(-self.configuration.messageRetention.seconds)
+        let batch = self.configuration.expiryBatchSize
+        var total = 0
+        while true {
+            try Task.checkCancellation()
+            let expired = try await self.storage.mailboxes.expire(receivedBefore: cutoff, at: now, limit: batch)
+            self.metrics.messagesExpired.increment(by: expired)
+            total += expired
+            if expired < batch { return total }
         }
     }
 }

@@ -16,6 +16,8 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         var nextSequence: Int64 = 1
         /// In sequence order, because sequences only grow.
         var messages: [MailboxMessage] = []
+        /// Serialized bytes of `messages`.
+        var bytes = 0
     }
 
     private struct State {
@@ -23,11 +25,13 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         /// Where each waiting message is, by the key that makes appends idempotent.
         var sequences: [MessageKey: Int64] = [:]
         var acknowledged: [MessageKey: Acknowledged] = [:]
+        var notices: [MessageKey: ExpiryNotice] = [:]
 
         mutating func append(
             _ envelope: Envelope,
             receivedAt: Date,
-            capacity: Int
+            capacity: Int,
+            quota: Int
         ) -> Result<MailboxReceipt, WotsError> {
             let header = envelope.header
             let key = header.messageKey
@@ -52,6 +56,10 @@ public final class InMemoryMailboxRepository: MailboxRepository {
                     WotsError(.mailboxFull, "mailbox of \(header.recipient) holds \(capacity) messages already")
                 )
             }
+            let size = envelope.serialized.count
+            guard size <= quota - mailbox.bytes else {
+                return .failure(.quotaExceeded(recipient: header.recipient, envelopeSize: size, quota: quota))
+            }
             let message = MailboxMessage(
                 sequence: mailbox.nextSequence,
                 receivedAt: receivedAt.truncatedToMilliseconds,
@@ -59,6 +67,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             )
             mailbox.nextSequence += 1
             mailbox.messages.append(message)
+            mailbox.bytes += size
             self.mailboxes[header.recipient] = mailbox
             self.sequences[key] = message.sequence
             return .success(MailboxReceipt(sequence: message.sequence, receivedAt: message.receivedAt))
@@ -72,6 +81,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             mailbox.messages.removeAll { message in
                 guard shouldRemove(message) else { return false }
                 self.sequences.removeValue(forKey: message.envelope.header.messageKey)
+                mailbox.bytes -= message.envelope.serialized.count
                 removed.append(message)
                 return true
             }
@@ -85,17 +95,25 @@ public final class InMemoryMailboxRepository: MailboxRepository {
     /// Creates empty mailboxes.
     public init() {}
 
-    public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
-        try self.state.withLock { $0.append(envelope, receivedAt: receivedAt, capacity: mailboxCapacity) }.get()
+    public func append(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int
+    ) async throws -> MailboxReceipt {
+        try self.state.withLock {
+            $0.append(envelope, receivedAt: receivedAt, capacity: mailboxCapacity, quota: mailboxQuota)
+        }.get()
     }
 
     public func append(
         batch envelopes: [Envelope],
         receivedAt: Date,
-        mailboxCapacity: Int
+        mailboxCapacity: Int,
+        mailboxQuota: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>] {
         self.state.withLock { state in
-            envelopes.map { state.append($0, receivedAt: receivedAt, capacity: mailboxCapacity) }
+            envelopes.map { state.append($0, receivedAt: receivedAt, capacity: mailboxCapacity, quota: mailboxQuota) }
         }
     }
 
@@ -132,7 +150,11 @@ public final class InMemoryMailboxRepository: MailboxRepository {
     public func statistics() async throws -> MailboxStatistics {
         self.state.withLock { state in
             let depths = state.mailboxes.values.map(\.messages.count)
-            return MailboxStatistics(waiting: depths.reduce(0, +), deepest: depths.max() ?? 0)
+            return MailboxStatistics(
+                waiting: depths.reduce(0, +),
+                deepest: depths.max() ?? 0,
+                expiryNotices: state.notices.count
+            )
         }
     }
 
@@ -150,16 +172,57 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         self.state.withLock { state in
             _ = state.remove(from: recipient) { _ in true }
             state.acknowledged = state.acknowledged.filter { $0.value.recipient != recipient }
+            state.notices = state.notices.filter { $0.key.sender != recipient }
         }
     }
 
     @discardableResult
-    public func sweep(receivedBefore cutoff: Date) async throws -> Int {
-        self.state.withLock { state in
-            let recipients = Array(state.mailboxes.keys)
-            return recipients.reduce(0) { removed, recipient in
-                removed + state.remove(from: recipient) { $0.receivedAt < cutoff }.count
+    public func expire(receivedBefore cutoff: Date, at now: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return self.state.withLock { state in
+            let oldest = state.mailboxes.values.flatMap(\.messages).filter { $0.receivedAt < cutoff }
+                .sorted { $0.receivedAt < $1.receivedAt }.prefix(limit)
+            let doomed = Set(oldest.map(\.envelope.header.messageKey))
+            for recipient in Set(oldest.map(\.envelope.header.recipient)) {
+                for message in state.remove(from: recipient, where: { doomed.contains($0.envelope.header.messageKey) })
+                {
+                    let header = message.envelope.header
+                    state.notices[header.messageKey] = ExpiryNotice(
+                        sender: header.sender,
+                        messageID: header.messageID,
+                        recipient: recipient,
+                        receivedAt: message.receivedAt,
+                        expiredAt: now.truncatedToMilliseconds
+                    )
+                }
             }
+            return oldest.count
+        }
+    }
+
+    public func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {
+        guard limit > 0 else { return [] }
+        return self.state.withLock { state in
+            let notices = state.notices.values.filter { $0.sender == sender }.sorted {
+                ($0.expiredAt, $0.messageID.lowercasedString) < ($1.expiredAt, $1.messageID.lowercasedString)
+            }
+            return Array(notices.prefix(limit))
+        }
+    }
+
+    @discardableResult
+    public func clearExpiryNotices(_ messageIDs: [UUID], for sender: Token) async throws -> [UUID] {
+        self.state.withLock { state in
+            messageIDs.filter { state.notices.removeValue(forKey: MessageKey(sender: sender, id: $0)) != nil }
+        }
+    }
+
+    @discardableResult
+    public func forgetExpiryNotices(before cutoff: Date) async throws -> Int {
+        self.state.withLock { state in
+            let before = state.notices.count
+            state.notices = state.notices.filter { $0.value.expiredAt >= cutoff }
+            return before - state.notices.count
         }
     }
 

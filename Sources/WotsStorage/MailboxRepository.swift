@@ -47,10 +47,13 @@ public struct MailboxStatistics: Sendable, Hashable {
     public var waiting: Int
     /// The depth of the fullest mailbox.
     public var deepest: Int
+    /// Expiry notices held for senders, not yet cleared or forgotten.
+    public var expiryNotices: Int
 
-    public init(waiting: Int, deepest: Int) {
+    public init(waiting: Int, deepest: Int, expiryNotices: Int = 0) {
         self.waiting = waiting
         self.deepest = deepest
+        self.expiryNotices = expiryNotices
     }
 }
 
@@ -64,15 +67,24 @@ public protocol MailboxRepository: Sendable {
     /// acknowledged, only the signature is kept to tell (an envelope's signature covers all its other bytes).
     /// - Parameter receivedAt: the receive time recorded in a new receipt (milliseconds are kept).
     /// - Parameter mailboxCapacity: how many unacknowledged messages the recipient may hold.
+    /// - Parameter mailboxQuota: how many bytes of serialized envelopes the recipient may hold, this one included;
+    ///   checked in the transaction that stores it.
     /// - Throws: `WotsError.messageIDConflict` when the sender used the id for a different envelope,
-    ///   `.mailboxFull` when the recipient already holds `mailboxCapacity` messages.
-    func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt
+    ///   `.mailboxFull` when the recipient already holds `mailboxCapacity` messages, `.mailboxQuotaExceeded` when
+    ///   this envelope would take the recipient past `mailboxQuota` bytes.
+    func append(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int
+    ) async throws -> MailboxReceipt
 
     /// Stores many envelopes in one transaction; one outcome per envelope, in order, each as `append` would give.
     func append(
         batch envelopes: [Envelope],
         receivedAt: Date,
-        mailboxCapacity: Int
+        mailboxCapacity: Int,
+        mailboxQuota: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>]
 
     /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order.
@@ -90,8 +102,8 @@ public protocol MailboxRepository: Sendable {
     /// Totals over every mailbox.
     func statistics() async throws -> MailboxStatistics
 
-    /// Removes every message of the recipient's mailbox and what is remembered of its acknowledged ones (account
-    /// deletion).
+    /// Removes every message of the recipient's mailbox, what is remembered of its acknowledged ones, and the expiry
+    /// notices held for it as a sender (account deletion).
     func deleteMailbox(of recipient: Token) async throws
 
     /// Forgets acknowledged messages acknowledged before `cutoff`: a retried send of one of them is stored again.
@@ -99,8 +111,44 @@ public protocol MailboxRepository: Sendable {
     @discardableResult
     func forgetAcknowledgements(before cutoff: Date) async throws -> Int
 
-    /// Deletes messages received before `cutoff`.
+    /// Deletes up to `limit` of the oldest messages received before `cutoff`, in one transaction, and leaves an
+    /// expiry notice for each one's sender (replacing an older notice of the same sender and id). Messages another
+    /// process is expiring or acknowledging at the same moment are left to it, so no message yields two notices.
+    /// - Returns: how many messages expired; fewer than `limit` means none older than `cutoff` is left.
+    @discardableResult
+    func expire(receivedBefore cutoff: Date, at now: Date, limit: Int) async throws -> Int
+
+    /// Up to `limit` of the sender's expiry notices, oldest expiry first (then by message id).
+    func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice]
+
+    /// Deletes the sender's expiry notices for these message ids.
+    /// - Returns: the ids whose notices were deleted by this call, in the order given, each once.
+    @discardableResult
+    func clearExpiryNotices(_ messageIDs: [UUID], for sender: Token) async throws -> [UUID]
+
+    /// Deletes expiry notices of messages that expired before `cutoff`, cleared or not.
     /// - Returns: how many were deleted.
     @discardableResult
-    func sweep(receivedBefore cutoff: Date) async throws -> Int
+    func forgetExpiryNotices(before cutoff: Date) async throws -> Int
+}
+
+extension MailboxRepository {
+    /// `append` with no byte quota.
+    public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
+        try await self.append(envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity, mailboxQuota: .max)
+    }
+
+    /// `append(batch:)` with no byte quota.
+    public func append(
+        batch envelopes: [Envelope],
+        receivedAt: Date,
+        mailboxCapacity: Int
+    ) async throws -> [Result<MailboxReceipt, WotsError>] {
+        try await self.append(
+            batch: envelopes,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: .max
+        )
+    }
 }

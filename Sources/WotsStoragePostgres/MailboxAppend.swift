@@ -3,22 +3,24 @@ import PostgresNIO
 import WotsCore
 import WotsStorage
 
-/// One envelope to append, with the receive time and capacity its caller gave.
+/// One envelope to append, with the receive time, capacity and byte quota its caller gave.
 struct MailboxAppend: Sendable {
     var envelope: Envelope
     /// Already rounded as it will be stored (`PostgresTime.stored`).
     var receivedAt: Date
     var mailboxCapacity: Int
+    var mailboxQuota: Int
 
-    init(envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) {
+    init(envelope: Envelope, receivedAt: Date, mailboxCapacity: Int, mailboxQuota: Int) {
         self.envelope = envelope
         self.receivedAt = PostgresTime.stored(receivedAt)
         self.mailboxCapacity = mailboxCapacity
+        self.mailboxQuota = mailboxQuota
     }
 }
 
 extension MailboxAppend {
-    /// The statement that appends `appends` in order (`wots_append_group`, migration 0002): one row per append.
+    /// The statement that appends `appends` in order (`wots_append_group`, migration 0006): one row per append.
     static func query(_ appends: [MailboxAppend]) -> PostgresQuery {
         let recipients = appends.map { ByteBuffer(bytes: $0.envelope.header.recipient.bytes) }
         let senders = appends.map { ByteBuffer(bytes: $0.envelope.header.sender.bytes) }
@@ -26,9 +28,12 @@ extension MailboxAppend {
         let envelopes = appends.map { ByteBuffer(bytes: $0.envelope.serialized) }
         let receivedAts = appends.map(\.receivedAt)
         let capacities = appends.map { Int64($0.mailboxCapacity) }
+        let quotas = appends.map { Int64($0.mailboxQuota) }
         return """
             SELECT ordinality, outcome, sequence, received_at
-            FROM wots_append_group(\(recipients), \(senders), \(messageIDs), \(envelopes), \(receivedAts), \(capacities))
+            FROM wots_append_group(
+                \(recipients), \(senders), \(messageIDs), \(envelopes), \(receivedAts), \(capacities), \(quotas)
+            )
             """
     }
 
@@ -94,6 +99,14 @@ extension MailboxAppend {
                 WotsError(
                     .mailboxFull,
                     "the mailbox of \(header.recipient) is full (at most \(append.mailboxCapacity) messages)"
+                )
+            )
+        case ("over_quota", _, _):
+            return .failure(
+                .quotaExceeded(
+                    recipient: header.recipient,
+                    envelopeSize: append.envelope.serialized.count,
+                    quota: append.mailboxQuota
                 )
             )
         default:

@@ -94,6 +94,18 @@ extension PostgresDatabase: PortableRowSource {
                     counts[table.name, default: 0] += page.count
                 }
             }
+            if tables.contains(where: { $0.name == "mailbox_counters" }) {
+                // The byte quota's running totals, as migration 0006 computes them for mail already stored.
+                try await connection.query(
+                    """
+                    UPDATE mailbox_counters AS c SET bytes = totals.bytes
+                    FROM (SELECT recipient, sum(octet_length(envelope)) AS bytes FROM mailbox_messages
+                          GROUP BY recipient) AS totals
+                    WHERE c.recipient = totals.recipient
+                    """,
+                    logger: self.queryLogger
+                )
+            }
             return counts
         }
     }

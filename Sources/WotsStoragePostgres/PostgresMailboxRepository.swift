@@ -26,20 +26,36 @@ public struct PostgresMailboxRepository: MailboxRepository {
         }
     }
 
-    public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
+    public func append(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int
+    ) async throws -> MailboxReceipt {
         try await self.appends.submit(
-            MailboxAppend(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+            MailboxAppend(
+                envelope: envelope,
+                receivedAt: receivedAt,
+                mailboxCapacity: mailboxCapacity,
+                mailboxQuota: mailboxQuota
+            )
         )
     }
 
     public func append(
         batch envelopes: [Envelope],
         receivedAt: Date,
-        mailboxCapacity: Int
+        mailboxCapacity: Int,
+        mailboxQuota: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>] {
         guard !envelopes.isEmpty else { return [] }
         let appends = envelopes.map {
-            MailboxAppend(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+            MailboxAppend(
+                envelope: $0,
+                receivedAt: receivedAt,
+                mailboxCapacity: mailboxCapacity,
+                mailboxQuota: mailboxQuota
+            )
         }
         return try await Self.store(appends, in: self.database)
     }
@@ -114,7 +130,9 @@ public struct PostgresMailboxRepository: MailboxRepository {
                     FROM deleted
                     ON CONFLICT (sender, message_id) DO NOTHING
                 ), updated AS (
-                    UPDATE mailbox_counters SET depth = depth - (SELECT count(*) FROM deleted)
+                    UPDATE mailbox_counters
+                    SET depth = depth - (SELECT count(*) FROM deleted),
+                        bytes = bytes - (SELECT sum(octet_length(envelope)) FROM deleted)
                     WHERE recipient = \(recipientBytes) AND EXISTS (SELECT FROM deleted)
                 )
                 SELECT sender, message_id FROM deleted
@@ -142,12 +160,16 @@ public struct PostgresMailboxRepository: MailboxRepository {
     public func statistics() async throws -> MailboxStatistics {
         try await self.database.withErrorMapping("read mailbox statistics") {
             let row = try await self.database.client.query(
-                "SELECT COALESCE(SUM(depth), 0)::BIGINT, COALESCE(MAX(depth), 0)::BIGINT FROM mailbox_counters",
+                """
+                SELECT COALESCE(SUM(depth), 0)::BIGINT, COALESCE(MAX(depth), 0)::BIGINT,
+                    (SELECT count(*) FROM expiry_notices)
+                FROM mailbox_counters
+                """,
                 logger: self.database.queryLogger
             ).collect().first
             guard let row else { return MailboxStatistics(waiting: 0, deepest: 0) }
-            let (waiting, deepest) = try row.decode((Int64, Int64).self)
-            return MailboxStatistics(waiting: Int(waiting), deepest: Int(deepest))
+            let (waiting, deepest, notices) = try row.decode((Int64, Int64, Int64).self)
+            return MailboxStatistics(waiting: Int(waiting), deepest: Int(deepest), expiryNotices: Int(notices))
         }
     }
 
@@ -156,7 +178,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
         try await self.database.transaction("delete a mailbox") { connection in
             // The counter row stays (depth 0) so the recipient's sequence numbers are never handed out again.
             try await connection.query(
-                "UPDATE mailbox_counters SET depth = 0 WHERE recipient = \(recipientBytes)",
+                "UPDATE mailbox_counters SET depth = 0, bytes = 0 WHERE recipient = \(recipientBytes)",
                 logger: self.database.queryLogger
             )
             try await connection.query(
@@ -165,6 +187,10 @@ public struct PostgresMailboxRepository: MailboxRepository {
             )
             try await connection.query(
                 "DELETE FROM acknowledged_messages WHERE recipient = \(recipientBytes)",
+                logger: self.database.queryLogger
+            )
+            try await connection.query(
+                "DELETE FROM expiry_notices WHERE sender = \(recipientBytes)",
                 logger: self.database.queryLogger
             )
         }
@@ -177,27 +203,6 @@ public struct PostgresMailboxRepository: MailboxRepository {
                 """
                 WITH forgotten AS (DELETE FROM acknowledged_messages WHERE acknowledged_at < \(cutoff) RETURNING 1)
                 SELECT count(*) FROM forgotten
-                """,
-                logger: self.database.queryLogger
-            ).collect().first?.decode(Int.self) ?? 0
-        }
-    }
-
-    @discardableResult
-    public func sweep(receivedBefore cutoff: Date) async throws -> Int {
-        try await self.database.transaction("sweep old messages") { connection in
-            try await connection.query(
-                """
-                WITH deleted AS (
-                    DELETE FROM mailbox_messages WHERE received_at < \(cutoff) RETURNING recipient
-                ), counts AS (
-                    SELECT recipient, count(*) AS removed FROM deleted GROUP BY recipient
-                ), updated AS (
-                    UPDATE mailbox_counters SET depth = mailbox_counters.depth - counts.removed
-                    FROM counts WHERE mailbox_counters.recipient = counts.recipient
-                    RETURNING 1
-                )
-                SELECT coalesce(sum(removed), 0)::bigint FROM counts
                 """,
                 logger: self.database.queryLogger
             ).collect().first?.decode(Int.self) ?? 0

@@ -8,6 +8,7 @@ struct AppendRequest: Sendable {
     var envelope: Envelope
     var receivedAt: Date
     var mailboxCapacity: Int
+    var mailboxQuota: Int
 }
 
 /// A mailbox change that may share a group-committed transaction with others.
@@ -38,7 +39,8 @@ enum MailboxWrite: Sendable {
         let delete = try db.cachedStatement(
             sql: """
                 DELETE FROM mailbox_messages WHERE sender = ? AND message_id = ? AND recipient = ?
-                RETURNING sequence, received_at_ms, substr(envelope, -\(Envelope.acknowledgementTagSize)) AS tag
+                RETURNING sequence, received_at_ms, substr(envelope, -\(Envelope.acknowledgementTagSize)) AS tag,
+                    length(envelope) AS size
                 """
         )
         let remember = try db.cachedStatement(
@@ -49,6 +51,7 @@ enum MailboxWrite: Sendable {
                 """
         )
         var deleted: [MessageKey] = []
+        var bytes = 0
         for key in keys {
             let arguments: StatementArguments = [
                 key.sender.databaseBytes, key.id.databaseBytes, recipient.databaseBytes,
@@ -61,21 +64,31 @@ enum MailboxWrite: Sendable {
                 ]
             )
             deleted.append(key)
+            bytes += row["size"] as Int
         }
         if !deleted.isEmpty {
-            try db.cachedStatement(sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?")
-                .execute(arguments: [deleted.count, recipient.databaseBytes])
+            try MailboxWrite.release(deleted.count, messagesOf: bytes, from: recipient.databaseBytes, in: db)
         }
         return deleted
     }
 
-    /// Removes every waiting message of a recipient and what is remembered of its acknowledged ones. The counter row
-    /// stays, so the recipient's sequence numbers are never handed out again.
+    /// Takes `count` messages of `bytes` in all off a recipient's depth and size.
+    static func release(_ count: Int, messagesOf bytes: Int, from recipient: Data, in db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?")
+            .execute(arguments: [count, recipient])
+        try db.cachedStatement(sql: "UPDATE mailbox_sizes SET bytes = bytes - ? WHERE recipient = ?")
+            .execute(arguments: [bytes, recipient])
+    }
+
+    /// Removes every waiting message of a recipient, what is remembered of its acknowledged ones and the expiry notices
+    /// held for it as a sender. The counter row stays, so the recipient's sequence numbers are never handed out again.
     static func deleteMailbox(of recipient: Token, in db: Database) throws {
         let recipient = recipient.databaseBytes
         try db.execute(sql: "DELETE FROM mailbox_messages WHERE recipient = ?", arguments: [recipient])
         try db.execute(sql: "UPDATE mailbox_counters SET depth = 0 WHERE recipient = ?", arguments: [recipient])
+        try db.execute(sql: "DELETE FROM mailbox_sizes WHERE recipient = ?", arguments: [recipient])
         try db.execute(sql: "DELETE FROM acknowledged_messages WHERE recipient = ?", arguments: [recipient])
+        try db.execute(sql: "DELETE FROM expiry_notices WHERE sender = ?", arguments: [recipient])
     }
 }
 
@@ -86,17 +99,30 @@ extension AppendRequest {
         let header = self.envelope.header
         let recipient = header.recipient.databaseBytes
         let counter = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT next_sequence, depth FROM mailbox_counters WHERE recipient = ?"),
+            db.cachedStatement(
+                sql: """
+                    SELECT next_sequence, depth,
+                        COALESCE((SELECT bytes FROM mailbox_sizes AS s WHERE s.recipient = c.recipient), 0) AS bytes
+                    FROM mailbox_counters AS c WHERE recipient = ?
+                    """
+            ),
             arguments: [recipient]
         )
         let sequence: Int64 = counter?["next_sequence"] ?? 1
         let depth: Int = counter?["depth"] ?? 0
+        let bytes: Int = counter?["bytes"] ?? 0
         guard depth < self.mailboxCapacity else {
             return .failure(
                 WotsError(
                     .mailboxFull,
                     "the mailbox of \(header.recipient) holds \(self.mailboxCapacity) messages already"
                 )
+            )
+        }
+        let serialized = self.envelope.serialized
+        guard serialized.count <= self.mailboxQuota - bytes else {
+            return .failure(
+                .quotaExceeded(recipient: header.recipient, envelopeSize: serialized.count, quota: self.mailboxQuota)
             )
         }
         let receivedAt = self.receivedAt.millisecondsSince1970
@@ -108,7 +134,7 @@ extension AppendRequest {
         ).execute(
             arguments: [
                 recipient, sequence, header.sender.databaseBytes, header.messageID.databaseBytes, receivedAt,
-                Data(self.envelope.serialized),
+                Data(serialized),
             ]
         )
         try db.cachedStatement(
@@ -117,6 +143,12 @@ extension AppendRequest {
                 ON CONFLICT (recipient) DO UPDATE SET next_sequence = excluded.next_sequence, depth = excluded.depth
                 """
         ).execute(arguments: [recipient, sequence + 1, depth + 1])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO mailbox_sizes (recipient, bytes) VALUES (?, ?)
+                ON CONFLICT (recipient) DO UPDATE SET bytes = excluded.bytes
+                """
+        ).execute(arguments: [recipient, bytes + serialized.count])
         return .success(MailboxReceipt(sequence: sequence, receivedAt: Date(millisecondsSince1970: receivedAt)))
     }
 

@@ -12,7 +12,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     /// Most messages one transaction deletes.
     static let acknowledgementsPerTransaction = 100
 
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
     private let writes: GroupCommitQueue<MailboxWrite, MailboxWrite.Outcome>
 
     /// Uses the tables of an opened, migrated database.
@@ -25,9 +25,19 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         }
     }
 
-    public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
+    public func append(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int
+    ) async throws -> MailboxReceipt {
         try await self.database.requireFreeSpace()
-        let request = AppendRequest(envelope: envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+        let request = AppendRequest(
+            envelope: envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
         guard case .stored(let receipt) = try await self.writes.submit(.append(request)) else {
             throw WotsError(.storageCorrupted, "an append was answered as an acknowledgement")
         }
@@ -37,12 +47,18 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     public func append(
         batch envelopes: [Envelope],
         receivedAt: Date,
-        mailboxCapacity: Int
+        mailboxCapacity: Int,
+        mailboxQuota: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>] {
         guard !envelopes.isEmpty else { return [] }
         try await self.database.requireFreeSpace()
         let requests = envelopes.map {
-            AppendRequest(envelope: $0, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+            AppendRequest(
+                envelope: $0,
+                receivedAt: receivedAt,
+                mailboxCapacity: mailboxCapacity,
+                mailboxQuota: mailboxQuota
+            )
         }
         return try await self.database.write("append a batch of \(requests.count) envelopes") { db in
             try requests.map { try $0.store(in: db) }
@@ -117,10 +133,17 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         try await self.database.read("read mailbox statistics") { db in
             let row = try Row.fetchOne(
                 db,
-                sql:
-                    "SELECT COALESCE(SUM(depth), 0) AS waiting, COALESCE(MAX(depth), 0) AS deepest FROM mailbox_counters"
+                sql: """
+                    SELECT COALESCE(SUM(depth), 0) AS waiting, COALESCE(MAX(depth), 0) AS deepest,
+                        (SELECT count(*) FROM expiry_notices) AS notices
+                    FROM mailbox_counters
+                    """
             )
-            return MailboxStatistics(waiting: row?["waiting"] ?? 0, deepest: row?["deepest"] ?? 0)
+            return MailboxStatistics(
+                waiting: row?["waiting"] ?? 0,
+                deepest: row?["deepest"] ?? 0,
+                expiryNotices: row?["notices"] ?? 0
+            )
         }
     }
 
@@ -137,26 +160,6 @@ public struct SQLiteMailboxRepository: MailboxRepository {
                 arguments: [cutoff.millisecondsSince1970RoundedUp]
             )
             return db.changesCount
-        }
-    }
-
-    @discardableResult
-    public func sweep(receivedBefore cutoff: Date) async throws -> Int {
-        let cutoff = cutoff.millisecondsSince1970RoundedUp
-        return try await self.database.write("sweep mailboxes") { db in
-            let recipients = try Data.fetchAll(
-                db,
-                sql: "DELETE FROM mailbox_messages WHERE received_at_ms < ? RETURNING recipient",
-                arguments: [cutoff]
-            )
-            let removed = Dictionary(recipients.map { ($0, 1) }, uniquingKeysWith: +)
-            let update = try db.cachedStatement(
-                sql: "UPDATE mailbox_counters SET depth = depth - ? WHERE recipient = ?"
-            )
-            for (recipient, count) in removed {
-                try update.execute(arguments: [count, recipient])
-            }
-            return recipients.count
         }
     }
 }

@@ -33,6 +33,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Messages kept per recipient before senders get mailbox_full.")
     var mailboxCapacity = 10_000
 
+    @Option(
+        help: ArgumentHelp(
+            "Bytes of envelopes kept per recipient before senders get mailbox_quota_exceeded.",
+            discussion: "Checked with the message count, in the transaction that stores. Suffixes KiB, MiB, GiB.",
+            valueName: "SIZE"
+        )
+    )
+    var mailboxQuota = "256MiB"
+
+    @Option(
+        help: ArgumentHelp(
+            "How long undelivered mail is kept before it expires and its sender gets an expired notice.",
+            discussion: "Notices are kept 30 days. Expiry runs every minute, or every half retention if shorter.",
+            valueName: "DURATION"
+        )
+    )
+    var retention = "30d"
+
     @Option(help: "Largest envelope accepted, in bytes.")
     var maxEnvelopeSize = 65_536
 
@@ -123,6 +141,17 @@ struct Serve: AsyncParsableCommand {
         relay.port = self.port
         relay.mailboxCapacity = self.mailboxCapacity
         relay.maximumEnvelopeSize = self.maxEnvelopeSize
+        let quota = try HumanUnits.bytes(self.mailboxQuota, name: "--mailbox-quota")
+        guard quota >= self.maxEnvelopeSize, quota <= Int64(Int.max) else {
+            throw WotsError(
+                .invalidArgument,
+                "--mailbox-quota \(self.mailboxQuota) must hold at least one envelope of --max-envelope-size "
+                    + "(\(self.maxEnvelopeSize) bytes)"
+            )
+        }
+        relay.mailboxQuota = Int(quota)
+        relay.messageRetention = try HumanUnits.duration(self.retention, name: "--retention")
+        relay.sweepInterval = min(relay.sweepInterval, relay.messageRetention / 2)
         relay.maximumRequestSize = max(relay.maximumRequestSize, self.maxEnvelopeSize * 2)
         relay.maximumFrameSize = max(relay.maximumFrameSize, self.maxEnvelopeSize * 2)
         relay.sendRate = RateLimit(perSecond: self.sendRate, burst: self.sendRate * 4)

@@ -11,7 +11,8 @@ struct Chat: AsyncParsableCommand {
         discussion: """
             End with Ctrl-D. The recipient's key is checked (and pinned on first use) as for `wots send`. Typing is \
             read only once the account is unlocked and the chat is open: anything typed before is discarded, never \
-            sent. Blank lines are not sent.
+            sent. Blank lines are not sent. Messages you sent that expired at the relay undelivered are reported \
+            first ("your message ID to bob expired undelivered after 30 days").
             """
     )
 
@@ -33,7 +34,8 @@ struct Chat: AsyncParsableCommand {
             status: { Terminal.status($0, url: url) },
             show: { message in Terminal.out(Terminal.describe(message)) },
             sent: { _ in },
-            failed: { error in Terminal.note("wots: not sent: \(error.reason)") }
+            failed: { error in Terminal.note("wots: not sent: \(error.reason)") },
+            expired: { expired in Terminal.out(Terminal.describe(expired)) }
         )
     }
 

@@ -13,7 +13,10 @@ struct Inbox: AsyncParsableCommand {
             in the mailbox until `wots trust NICK`. --json prints one JSON array of {"id", "seq", "from", \
             "fromToken", "senderFingerprint", "sentAt", "receivedAt", "text", "valid", "error", "warnings"}; \
             warnings lists "dated_in_future" and "sent_before_restore" when they apply (SECURITY.md, "Replay \
-            protection").
+            protection"). Then come messages you sent that expired at the relay undelivered ("your message ID to \
+            bob expired undelivered after 30 days"); in the JSON array as {"kind": "expired", "id", "to", \
+            "toToken", "receivedAt", "expiredAt"} after the messages (a message has no "kind"). Each is reported \
+            once, unless --keep.
             """
     )
 
@@ -23,20 +26,30 @@ struct Inbox: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the messages as a JSON array.")
     var json = false
 
-    @Flag(name: .long, help: "Leave the messages in the mailbox.")
+    @Flag(name: .long, help: "Leave the messages in the mailbox (and expiry notices at the relay).")
     var keep = false
 
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-        var collected: [ReceivedMessage] = []
+        var collected: [InboxEntry] = []
         let json = self.json
-        let summary = try await messenger.inbox(keep: self.keep) { message in
-            if json {
-                collected.append(message)
-            } else {
-                Terminal.out(Terminal.describe(message))
+        let summary = try await messenger.inbox(
+            keep: self.keep,
+            show: { message in
+                if json {
+                    collected.append(.message(message))
+                } else {
+                    Terminal.out(Terminal.describe(message))
+                }
+            },
+            expired: { expired in
+                if json {
+                    collected.append(.expired(expired))
+                } else {
+                    Terminal.out(Terminal.describe(expired))
+                }
             }
-        }
+        )
         if json {
             try Terminal.json(collected)
         } else if summary.shown == 0 {
@@ -46,6 +59,19 @@ struct Inbox: AsyncParsableCommand {
             Terminal.note(
                 "wots: \(summary.invalid) of \(summary.shown) messages failed verification and were not shown"
             )
+        }
+    }
+}
+
+/// One element of `wots inbox --json`: a received message, or a notice of a sent one that expired.
+enum InboxEntry: Encodable {
+    case message(ReceivedMessage)
+    case expired(ExpiredMessage)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .message(let message): try message.encode(to: encoder)
+        case .expired(let expired): try expired.encode(to: encoder)
         }
     }
 }

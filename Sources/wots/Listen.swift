@@ -9,8 +9,10 @@ struct Listen: AsyncParsableCommand {
         abstract: "Show incoming messages as they arrive (queued ones first).",
         discussion: """
             One line per message, flushed at once; with --json one JSON object per line, the fields of \
-            `wots inbox --json`. Each message is acknowledged after it was printed. Reconnects with back-off \
-            when the connection drops; stop with Ctrl-C.
+            `wots inbox --json`. Each message is acknowledged after it was printed. First come messages you sent \
+            that expired at the relay undelivered ("your message ID to bob expired undelivered after 30 days"; with \
+            --json {"kind": "expired", …} as in `wots inbox --json`). Reconnects with back-off when the connection \
+            drops; stop with Ctrl-C.
             """
     )
 
@@ -24,12 +26,22 @@ struct Listen: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let json = self.json
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
-        try await messenger.listen(status: { Terminal.status($0, url: url) }) { message in
-            if json {
-                try Terminal.json(message)
-            } else {
-                Terminal.out(Terminal.describe(message))
+        try await messenger.listen(
+            status: { Terminal.status($0, url: url) },
+            show: { message in
+                if json {
+                    try Terminal.json(message)
+                } else {
+                    Terminal.out(Terminal.describe(message))
+                }
+            },
+            expired: { expired in
+                if json {
+                    try Terminal.json(expired)
+                } else {
+                    Terminal.out(Terminal.describe(expired))
+                }
             }
-        }
+        )
     }
 }

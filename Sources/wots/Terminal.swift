@@ -99,6 +99,23 @@ enum Terminal {
         return "\(stamp) \(sender): " + lines.joined(separator: "\n" + indent) + notes.joined()
     }
 
+    /// `your message ID to bob expired undelivered after 30 days`.
+    static func describe(_ expired: ExpiredMessage) -> String {
+        let recipient = expired.to.map { Self.safe($0.value) } ?? "\(expired.toToken)"
+        return "your message \(expired.id.lowercasedString) to \(recipient) expired undelivered after "
+            + Self.span(expired.waited)
+    }
+
+    /// A whole number of the largest unit that fits: `30 days`, `1 hour`, `2 seconds`.
+    static func span(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        for (unit, length) in [("day", Int64(86_400)), ("hour", 3_600), ("minute", 60)] where seconds >= length {
+            let count = seconds / length
+            return "\(count) \(unit)\(count == 1 ? "" : "s")"
+        }
+        return "\(seconds) second\(seconds == 1 ? "" : "s")"
+    }
+
     static func status(_ status: StreamClient.Status, url: String) {
         switch status {
         case .connected:

@@ -98,16 +98,28 @@ final class FailingMailboxes: MailboxRepository {
         if self.failing.isOn { throw WotsError(.storageUnavailable, "the test's database is down") }
     }
 
-    func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
+    func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int, mailboxQuota: Int) async throws
+        -> MailboxReceipt
+    {
         try self.check()
-        return try await self.base.append(envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+        return try await self.base.append(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
     }
 
-    func append(batch envelopes: [Envelope], receivedAt: Date, mailboxCapacity: Int) async throws
+    func append(batch envelopes: [Envelope], receivedAt: Date, mailboxCapacity: Int, mailboxQuota: Int) async throws
         -> [Result<MailboxReceipt, WotsError>]
     {
         try self.check()
-        return try await self.base.append(batch: envelopes, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity)
+        return try await self.base.append(
+            batch: envelopes,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
     }
 
     func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
@@ -121,7 +133,18 @@ final class FailingMailboxes: MailboxRepository {
     func depth(of recipient: Token) async throws -> Int { try await self.base.depth(of: recipient) }
     func statistics() async throws -> MailboxStatistics { try await self.base.statistics() }
     func deleteMailbox(of recipient: Token) async throws { try await self.base.deleteMailbox(of: recipient) }
-    func sweep(receivedBefore cutoff: Date) async throws -> Int { try await self.base.sweep(receivedBefore: cutoff) }
+    func expire(receivedBefore cutoff: Date, at now: Date, limit: Int) async throws -> Int {
+        try await self.base.expire(receivedBefore: cutoff, at: now, limit: limit)
+    }
+    func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {
+        try await self.base.expiryNotices(for: sender, limit: limit)
+    }
+    func clearExpiryNotices(_ messageIDs: [UUID], for sender: Token) async throws -> [UUID] {
+        try await self.base.clearExpiryNotices(messageIDs, for: sender)
+    }
+    func forgetExpiryNotices(before cutoff: Date) async throws -> Int {
+        try await self.base.forgetExpiryNotices(before: cutoff)
+    }
     func forgetAcknowledgements(before cutoff: Date) async throws -> Int {
         try await self.base.forgetAcknowledgements(before: cutoff)
     }

@@ -241,29 +241,6 @@ extension StorageContractTests {
     }
 
     @Test(arguments: StorageBackendKind.allCases)
-    func sweepingDeletesMessagesReceivedBeforeTheCutoff(kind: StorageBackendKind) async throws {
-        try await withBackend(kind) { backend in
-            let alice = TestValues.token()
-            let bob = TestValues.token()
-            let carol = TestValues.token()
-            let old = TestValues.time(1_700_000_000_000)
-            let new = TestValues.time(1_700_000_100_000)
-            for (recipient, time) in [(bob, old), (bob, new), (carol, old), (carol, old)] {
-                _ = try await backend.mailboxes.append(
-                    TestValues.envelope(from: alice, to: recipient),
-                    receivedAt: time,
-                    mailboxCapacity: Self.capacity
-                )
-            }
-            #expect(try await backend.mailboxes.sweep(receivedBefore: old) == 0)
-            #expect(try await backend.mailboxes.sweep(receivedBefore: new) == 3)
-            #expect(try await backend.mailboxes.depth(of: bob) == 1)
-            #expect(try await backend.mailboxes.depth(of: carol) == 0)
-            #expect(try await backend.mailboxes.messages(for: bob, after: 0, limit: 10).map(\.sequence) == [2])
-        }
-    }
-
-    @Test(arguments: StorageBackendKind.allCases)
     func batchAppendGivesEachEnvelopeTheOutcomeAppendWouldGive(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
             let alice = TestValues.token()

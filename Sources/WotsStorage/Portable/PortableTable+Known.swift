@@ -51,6 +51,31 @@ extension PortableTable {
                 PortableColumn("acknowledged_at_ms", .milliseconds, postgresName: "acknowledged_at"),
             ]
         ),
+        PortableTable(
+            "account_suspensions",
+            primaryKey: [PortableColumn("token", .bytes)],
+            others: [PortableColumn("suspended_at_ms", .milliseconds, postgresName: "suspended_at")]
+        ),
+        PortableTable(
+            "invites",
+            primaryKey: [PortableColumn("id", .text)],
+            others: [
+                PortableColumn("code_hash", .bytes), PortableColumn("maximum_uses", .integer),
+                PortableColumn("uses", .integer),
+                PortableColumn("created_at_ms", .milliseconds, postgresName: "created_at"),
+                PortableColumn("expires_at_ms", .milliseconds, postgresName: "expires_at"),
+                PortableColumn("revoked_at_ms", .milliseconds, postgresName: "revoked_at"),
+            ]
+        ),
+        PortableTable(
+            "expiry_notices",
+            primaryKey: [PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid)],
+            others: [
+                PortableColumn("recipient", .bytes),
+                PortableColumn("received_at_ms", .milliseconds, postgresName: "received_at"),
+                PortableColumn("expired_at_ms", .milliseconds, postgresName: "expired_at"),
+            ]
+        ),
         PortableTable("relay_identity", primaryKey: [PortableColumn("relay_id", .bytes)], others: []),
         PortableTable(
             "relay_secrets",
@@ -60,9 +85,20 @@ extension PortableTable {
     ]
 
     /// Tables left behind on purpose: logins and sessions (clients log in again), the migrations' own record (the
-    /// target's migrations write it) and PostgreSQL's per-process heartbeats.
+    /// target's migrations write it), PostgreSQL's per-process heartbeats and SQLite's hour-long log of account
+    /// changes for relays polling the same file (PostgreSQL relays hear of changes through NOTIFY), and SQLite's
+    /// per-mailbox byte totals, which the target recomputes from the messages it received (`derivedColumns`).
     package static let notCopied: Set<String> = [
-        "auth_challenges", "auth_sessions", "schema_migrations", "relay_heartbeats",
+        "auth_challenges", "auth_sessions", "schema_migrations", "relay_heartbeats", "account_changes",
+        "mailbox_sizes",
+    ]
+
+    /// Columns of copied tables that are not copied but computed again on the target from what was copied:
+    /// PostgreSQL's byte total per mailbox (SQLite keeps it in `mailbox_sizes`), and PostgreSQL's constant
+    /// `relay_identity.singleton` key (SQLite's is a constant too).
+    package static let derivedColumns: [String: Set<String>] = [
+        "relay_identity": ["singleton"],
+        "mailbox_counters": ["bytes"],
     ]
 
     /// The names in `tables` that are neither copied nor left behind on purpose: state this build would lose.
@@ -77,8 +113,7 @@ extension PortableTable {
         var findings = Self.unknown(among: try await source.tableNames()).map { "table \($0)" }
         for table in Self.sessionFree {
             let listed = Set(table.columns.map { postgres ? $0.postgresName : $0.name })
-            // SQLite's relay_identity keeps a constant `singleton` key column; PostgreSQL's has a default.
-            let ignored: Set<String> = table.name == "relay_identity" ? ["singleton"] : []
+            let ignored = Self.derivedColumns[table.name] ?? []
             for column in try await source.columnNames(of: table.name)
             where !listed.contains(column) && !ignored.contains(column) {
                 findings.append("column \(table.name).\(column)")
