@@ -325,17 +325,17 @@ class Backups:
         newer = self.path("newer.sqlite")
         shutil.copy(self.restored, newer)
         connection = sqlite3.connect(newer)
-        connection.execute("CREATE TABLE invites (code BLOB PRIMARY KEY, uses INTEGER)")
-        connection.execute("INSERT INTO invites VALUES (x'01', 3)")
+        connection.execute("CREATE TABLE push_tokens (code BLOB PRIMARY KEY, uses INTEGER)")
+        connection.execute("INSERT INTO push_tokens VALUES (x'01', 3)")
         connection.commit()
         connection.close()
         refused = self.admin("migrate", "--from", f"sqlite:{newer}", "--to", postgres.url)
         line = refused.stderr.strip().splitlines()[-1] if refused.stderr.strip() else ""
-        check(refused.returncode != 0 and "invites" in line,
+        check(refused.returncode != 0 and "push_tokens" in line,
               "migrate refuses a source holding a table it does not know, naming it", line)
         verified = self.admin("verify-backup", newer)
         line = verified.stderr.strip().splitlines()[-1] if verified.stderr.strip() else ""
-        check(verified.returncode != 0 and "invites" in line,
+        check(verified.returncode != 0 and "push_tokens" in line,
               "verify-backup refuses a file holding a table it does not know, naming it", line)
         widened = self.path("widened.sqlite")
         shutil.copy(self.restored, widened)

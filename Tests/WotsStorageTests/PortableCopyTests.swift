@@ -85,7 +85,7 @@ struct PortableCopyTests {
     }
 
     @Test func aTableInNeitherListIsReportedUnknown() {
-        #expect(PortableTable.unknown(among: ["directory_entries", "auth_sessions", "invites"]) == ["invites"])
+        #expect(PortableTable.unknown(among: ["directory_entries", "auth_sessions", "push_tokens"]) == ["push_tokens"])
     }
 }
 
