@@ -18,6 +18,7 @@ enum InMemoryTestBackend {
                 mailboxes: mailboxes,
                 authentication: authentication
             ),
+            log: directory.log,
             tearDown: {}
         )
     }

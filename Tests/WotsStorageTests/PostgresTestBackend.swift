@@ -57,6 +57,8 @@ enum PostgresTestBackend {
             mailboxes: database.mailboxes,
             authentication: database.authentication,
             accounts: database.accounts,
+            log: PostgresTransparencyLog(database: database),
+            insertUnloggedEntry: { entry, deleted in try await database.insertUnloggedEntry(entry, deleted: deleted) },
             failSessionDeletions: { try await database.failSessionDeletions() },
             tearDown: {
                 running.cancel()
