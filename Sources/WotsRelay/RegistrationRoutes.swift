@@ -38,7 +38,10 @@ struct RegistrationRoutes: Sendable {
         )
         let entry = try Self.validate(body, relayID: self.relayID)
         let coordinator = SaveCoordinator(
-            publicHalf: DirectoryEntryParticipant(repository: self.storage.directory),
+            publicHalf: DirectoryEntryParticipant(
+                repository: self.storage.directory,
+                attestation: Data(base64Encoded: body.proof).map(Array.init) ?? []
+            ),
             privateHalf: PrivateRecordParticipant(repository: self.storage.privateRecords),
             bus: self.bus,
             onUndoFailure: { [logger] problem in

@@ -7,6 +7,8 @@ public struct RelayStorage: Sendable {
     public var mailboxes: any MailboxRepository
     public var authentication: any AuthenticationRepository
     public var accounts: any AccountRepository
+    /// The transparency log the directory and account repositories append to.
+    public var log: any TransparencyLogRepository
     /// Fed by every operation and by `probe`; `/readyz` reports it.
     public var health: StorageHealth
     /// Checks that the database answers, takes writes and has room, recording the outcome in `health`; throws the
@@ -19,6 +21,7 @@ public struct RelayStorage: Sendable {
         mailboxes: any MailboxRepository,
         authentication: any AuthenticationRepository,
         accounts: any AccountRepository,
+        log: any TransparencyLogRepository,
         health: StorageHealth,
         probe: @escaping @Sendable () async throws -> Void
     ) {
@@ -27,6 +30,7 @@ public struct RelayStorage: Sendable {
         self.mailboxes = mailboxes
         self.authentication = authentication
         self.accounts = accounts
+        self.log = log
         self.health = health
         self.probe = probe
     }
@@ -49,6 +53,7 @@ public struct RelayStorage: Sendable {
                 mailboxes: mailboxes,
                 authentication: authentication
             ),
+            log: directory.log,
             health: health,
             probe: { health.recordProbe(.success(())) }
         )

@@ -89,6 +89,7 @@ extension RelayStorage {
             mailboxes: SQLiteMailboxRepository(database: database),
             authentication: SQLiteAuthenticationRepository(database: database),
             accounts: SQLiteAccountRepository(database: database),
+            log: SQLiteTransparencyLog(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )
@@ -101,6 +102,7 @@ extension RelayStorage {
             mailboxes: database.mailboxes,
             authentication: database.authentication,
             accounts: database.accounts,
+            log: PostgresTransparencyLog(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )
