@@ -10,7 +10,8 @@ struct Listen: AsyncParsableCommand {
         discussion: """
             One line per message, flushed at once; with --json one JSON object per line, the fields of \
             `wots inbox --json`. Each message is acknowledged after it was printed. Reconnects with back-off \
-            when the connection drops; stop with Ctrl-C.
+            when the connection drops; stop with Ctrl-C. First checks the relay's transparency log for this \
+            account and warns on stderr about keys or a token logged for it that this machine did not make.
             """
     )
 
@@ -24,6 +25,9 @@ struct Listen: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let json = self.json
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        for warning in await messenger.ownEntryWarnings() {
+            Terminal.note("wots: WARNING: \(warning)")
+        }
         try await messenger.listen(status: { Terminal.status($0, url: url) }) { message in
             if json {
                 try Terminal.json(message)
