@@ -47,11 +47,19 @@ struct LogAuditor: Sendable {
     ///   consistency proof; the note's own verification errors (`unverified_note`, `bad_signature`, …).
     @discardableResult
     func advance(toNote note: [UInt8]) async throws -> Checkpoint {
-        let (_, verifier, known) = try await self.pinned()
+        let (relayID, verifier, known) = try await self.pinned()
         let checkpoint: Checkpoint
         do {
             checkpoint = try Checkpoint(verifyingNote: note, origin: verifier.name, verifiers: [verifier])
         } catch let error as WotsError where [.unverifiedNote, .badSignature, .wrongLogOrigin].contains(error.code) {
+            if let current = try? await self.relay.identity(), current.relayID != Data(relayID).base64EncodedString() {
+                throw WotsError(
+                    .relayChanged,
+                    "\(self.relay.baseURL) is not the relay whose log this machine checked before (its id changed); "
+                        + "refusing it. Remove \(LocalStore.logViewFile) from the home folder only if the operator "
+                        + "really replaced the relay"
+                )
+            }
             throw WotsError(
                 error.code,
                 "\(self.relay.baseURL) sent a checkpoint its pinned log key \(verifier.name) did not sign: \(error.reason)"

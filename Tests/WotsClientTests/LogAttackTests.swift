@@ -126,6 +126,15 @@ import WotsTransparency
                 try await LogAuditor(relay: impostor, store: store).advance(toNote: try await impostor.checkpointNote())
             }
             #expect(error?.code == .unverifiedNote)
+            let replaced = ScriptedRelayLog(
+                relayID: Array(repeating: 9, count: 16),
+                key: try ScriptedRelayLog.makeKey()
+            )
+            try replaced.register(self.alice)
+            let error2 = await #expect(throws: WotsError.self) {
+                try await LogAuditor(relay: replaced, store: store).advance(toNote: try await replaced.checkpointNote())
+            }
+            #expect(error2?.code == .relayChanged)
         }
     }
 
