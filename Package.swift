@@ -44,13 +44,13 @@ let package = Package(
         .target(name: "WotsTransparency", dependencies: ["WotsCore", "WotsCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "WotsStorage",
-            dependencies: ["WotsCore"],
+            dependencies: ["WotsCore", "WotsTransparency"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "WotsStorageSQLite",
             dependencies: [
-                "WotsStorage", "WotsCore",
+                "WotsStorage", "WotsCore", "WotsTransparency",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "WotsStoragePostgres",
             dependencies: [
-                "WotsStorage",
+                "WotsStorage", "WotsTransparency",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "WotsRelay",
             dependencies: [
-                "WotsCore", "WotsCrypto", "WotsStorage",
+                "WotsCore", "WotsCrypto", "WotsStorage", "WotsTransparency",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "WotsClient",
             dependencies: [
-                "CKeyring", "WotsCore", "WotsCrypto",
+                "CKeyring", "WotsCore", "WotsCrypto", "WotsTransparency",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "WotsStorageTests",
             dependencies: [
-                "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
+                "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore", "WotsTransparency",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "WotsRelayTests",
             dependencies: [
-                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting",
+                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting", "WotsTransparency",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "WotsClientTests",
             dependencies: [
-                "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting",
+                "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting", "WotsTransparency",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

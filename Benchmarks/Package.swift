@@ -47,6 +47,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "log-bench",
+            dependencies: [
+                .product(name: "WotsCore", package: "wots"),
+                .product(name: "WotsStorage", package: "wots"),
+                .product(name: "WotsStorageSQLite", package: "wots"),
+                .product(name: "WotsTransparency", package: "wots"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "relay-bench",
             dependencies: [
                 .product(name: "WotsCore", package: "wots"),

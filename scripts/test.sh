@@ -55,6 +55,9 @@ python3 -m pip install --quiet -r scripts/requirements-test.txt
 step "independent interop: account vectors, and a Python client against wots-relay and the wots CLI"
 python3 scripts/check_interop.py --relay-bin "$(swift build --show-bin-path)/wots-relay"
 
+step "transparency log: an independent Python audit of a live relay's log (no Wots code)"
+python3 scripts/check_transparency_log.py --relay-bin "$(swift build --show-bin-path)/wots-relay"
+
 step "live stream against schema/stream.md and stream-frames.schema.json"
 python3 scripts/check_stream_protocol.py "$(swift build --show-bin-path)/wots-relay"
 

@@ -2,8 +2,8 @@ import Foundation
 import WotsCore
 import WotsCrypto
 
-/// Finds each sender's keys (pinned contact first, else the directory by token, pinned on first use), verifies and
-/// decrypts, and drops messages already shown.
+/// Finds each sender's keys (pinned contact first, else the directory by token, proven by the relay's log when an
+/// auditor is given, pinned on first use), verifies and decrypts, and drops messages already shown.
 struct MessageOpener {
     let relay: RelayClient
     let token: Token
@@ -12,6 +12,8 @@ struct MessageOpener {
     var seen: SeenMessages
     /// When this home restored the account, if it did (`Profile.restoredAt`).
     var restoredAt: Date?
+    /// Checks an unpinned sender's entry against the relay's transparency log; nil trusts the lookup as it is.
+    var auditor: LogAuditor?
     private var directory: [Token: DirectoryEntry] = [:]
     private(set) var contactsChanged = false
 
@@ -21,9 +23,11 @@ struct MessageOpener {
         identity: IdentityKeys,
         contacts: ContactBook,
         seen: SeenMessages,
-        restoredAt: Date? = nil
+        restoredAt: Date? = nil,
+        auditor: LogAuditor? = nil
     ) {
         self.restoredAt = restoredAt
+        self.auditor = auditor
         self.relay = relay
         self.token = token
         self.identity = identity
@@ -120,7 +124,12 @@ struct MessageOpener {
 
     private mutating func lookUp(_ token: Token) async throws -> DirectoryEntry {
         if let cached = self.directory[token] { return cached }
-        let entry = try await self.relay.entry(token: token)
+        let entry: DirectoryEntry
+        if let auditor = self.auditor {
+            entry = try await auditor.verify(try await self.relay.lookup(token: token)).entry
+        } else {
+            entry = try await self.relay.entry(token: token)
+        }
         self.directory[token] = entry
         return entry
     }

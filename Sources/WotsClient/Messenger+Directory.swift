@@ -28,10 +28,9 @@ extension Messenger {
         return entries
     }
 
-    /// One entry, and what the contact book says about it.
+    /// One entry, proven by the relay's transparency log, and what the contact book says about it.
     public func show(_ nickname: Nickname) async throws -> (entry: DirectoryEntry, verdict: ContactBook.Verdict) {
-        let entry = try await self.relay.entry(nickname: nickname)
-        try Self.checkConsistent(entry, relay: self.relay.baseURL)
+        let entry = try await self.verifiedEntry(nickname: nickname)
         return (entry, try self.store.contactBook().verdict(for: entry))
     }
 
@@ -41,8 +40,7 @@ extension Messenger {
         entry: DirectoryEntry, safetyNumber: SafetyNumber, verdict: ContactBook.Verdict
     ) {
         let profile = try self.store.account().profile
-        let entry = try await self.relay.entry(nickname: nickname)
-        try Self.checkConsistent(entry, relay: self.relay.baseURL)
+        let entry = try await self.verifiedEntry(nickname: nickname)
         var book = try self.store.contactBook()
         let verdict = book.verdict(for: entry)
         if case .unknown = verdict {
@@ -55,8 +53,7 @@ extension Messenger {
     /// Accepts `nickname`'s current keys as published, replacing the pinned ones.
     /// - Returns: the entry now trusted and the contact it replaced, if any.
     public func trust(_ nickname: Nickname) async throws -> (entry: DirectoryEntry, previous: Contact?) {
-        let entry = try await self.relay.entry(nickname: nickname)
-        try Self.checkConsistent(entry, relay: self.relay.baseURL)
+        let entry = try await self.verifiedEntry(nickname: nickname)
         var book = try self.store.contactBook()
         let previous = book.contact(named: nickname) ?? book.contact(token: entry.token)
         book.pin(entry)

@@ -35,7 +35,8 @@ extension Messenger {
             identity: unlocked.identity,
             contacts: try self.store.contactBook(),
             seen: keep ? SeenMessages() : try self.store.seenMessages(),
-            restoredAt: unlocked.profile.restoredAt
+            restoredAt: unlocked.profile.restoredAt,
+            auditor: self.auditor
         )
         var summary = InboxSummary()
         var after: Int64 = 0

@@ -46,7 +46,8 @@ extension Messenger {
                 identity: unlocked.identity,
                 contacts: try self.store.contactBook(),
                 seen: try self.store.seenMessages(),
-                restoredAt: unlocked.profile.restoredAt
+                restoredAt: unlocked.profile.restoredAt,
+                auditor: self.auditor
             )
         )
     }

@@ -64,11 +64,11 @@ extension Messenger {
         return try await self.send(text, to: entry, messageID: messageID, as: unlocked)
     }
 
-    /// Looks up a recipient and checks it against the contact book, pinning it on first use.
+    /// Looks up a recipient, proves it by the relay's transparency log and checks it against the contact book,
+    /// pinning it on first use.
     /// - Returns: the entry, with `pinnedNow` true when it was pinned by this call.
     func recipient(_ nickname: Nickname) async throws -> (entry: DirectoryEntry, pinnedNow: Bool) {
-        let entry = try await self.relay.entry(nickname: nickname)
-        try Self.checkConsistent(entry, relay: self.relay.baseURL)
+        let entry = try await self.verifiedEntry(nickname: nickname)
         var book = try self.store.contactBook()
         let pinnedNow = try book.check(entry)
         if pinnedNow { try self.store.save(book) }

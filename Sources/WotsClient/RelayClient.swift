@@ -292,7 +292,7 @@ public actor RelayClient {
     struct Empty: Decodable {}
     struct NoBody: Encodable {}
 
-    private func call<Response: Decodable>(
+    func call<Response: Decodable>(
         _ method: HTTPMethod,
         _ path: String,
         authenticated: Bool = false
@@ -350,7 +350,7 @@ public actor RelayClient {
         }
     }
 
-    private func perform(
+    func perform(
         _ request: HTTPClientRequest,
         method: HTTPMethod,
         path: String

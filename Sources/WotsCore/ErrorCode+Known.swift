@@ -64,6 +64,7 @@ extension ErrorCode {
         case missingLogNode = "missing_log_node"
         case unverifiedNote = "unverified_note"
         case wrongLogOrigin = "wrong_log_origin"
+        case logForked = "log_forked"
         case notText = "not_text"
         case relayUnreachable = "relay_unreachable"
         case invalidResponse = "invalid_response"
@@ -79,7 +80,7 @@ extension ErrorCode {
         var isClientSide: Bool {
             switch self {
             case .notForMe, .senderKeyMismatch, .decryptionFailed, .unknownSender, .notText, .malformed, .invalidProof,
-                .proofOutOfRange, .missingLogNode, .unverifiedNote, .wrongLogOrigin,
+                .missingLogNode, .unverifiedNote, .wrongLogOrigin, .logForked,
                 .relayUnreachable, .invalidResponse,
                 .keyChanged, .relayChanged, .notRegistered, .alreadyRegistered, .secretUnavailable, .invalidInput,
                 .localStore,

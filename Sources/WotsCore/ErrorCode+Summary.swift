@@ -65,6 +65,7 @@ extension ErrorCode.Known {
         case .missingLogNode: "The log's storage lacks a node a proof needs."
         case .unverifiedNote: "A signed note carries no signature from a trusted key."
         case .wrongLogOrigin: "A checkpoint comes from another log than the one expected."
+        case .logForked: "The relay's log does not extend the one it showed before (a fork or a rollback)."
         case .notText: "A text message whose plaintext is not UTF-8."
         case .relayUnreachable: "No connection to the relay, or it broke before an answer."
         case .invalidResponse: "The relay answered something that is not the API."

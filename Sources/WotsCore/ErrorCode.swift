@@ -103,6 +103,7 @@ extension ErrorCode {
     public static let missingLogNode = ErrorCode(.missingLogNode)
     public static let unverifiedNote = ErrorCode(.unverifiedNote)
     public static let wrongLogOrigin = ErrorCode(.wrongLogOrigin)
+    public static let logForked = ErrorCode(.logForked)
     public static let notText = ErrorCode(.notText)
     // Client-side only.
     public static let relayUnreachable = ErrorCode(.relayUnreachable)

@@ -4,6 +4,7 @@ import Hummingbird
 import WotsCore
 import WotsCrypto
 import WotsStorage
+import WotsTransparency
 
 /// Restoring, rotating and deleting an account.
 struct AccountRoutes: Sendable {
@@ -141,7 +142,8 @@ struct AccountRoutes: Sendable {
             token: token,
             publicKeys: body.publicKeys,
             fingerprint: body.publicKeys.fingerprint,
-            record: body.privateRecord
+            record: body.privateRecord,
+            attestation: DirectoryLogEvent.rotationAttestation(oldKeySignature: old, newKeySignature: new)
         )
         self.accounts.accountChanged(token)
         self.bus.publish(DirectoryChange(kind: .rotated, nickname: updated.nickname))

@@ -4,13 +4,15 @@ import WotsCore
 /// `GET /v1/relay`, `POST /v1/auth/challenge` and `POST /v1/auth/session`.
 struct AuthenticationRoutes: Sendable {
     let authenticator: Authenticator
+    /// The transparency log's verifier key, shown beside the relay id.
+    let logKey: String
     let configuration: RelayConfiguration
     /// Challenges per client address: each is a database write anyone can ask for.
     let challengeLimiter: TokenBucketLimiter
 
     func register(on router: Router<RelayRequestContext>) {
         router.get("/v1/relay") { _, _ in
-            try JSONBody.response(RelayIdentity(relayID: self.authenticator.relayID.base64))
+            try JSONBody.response(RelayIdentity(relayID: self.authenticator.relayID.base64, logKey: self.logKey))
         }
         router.post("/v1/auth/challenge") { _, context in
             if let wait = self.challengeLimiter.acquire(context.remoteAddress) {

@@ -1,10 +1,14 @@
+import Foundation
 import Hummingbird
 import WotsCore
 import WotsStorage
+import WotsTransparency
 
-/// The public directory: paged listing, lookup by nickname and by token.
+/// The public directory: paged listing, lookup by nickname and by token. A lookup carries the entry's newest log
+/// leaf and its inclusion proof against a signed checkpoint.
 struct DirectoryRoutes: Sendable {
     let storage: RelayStorage
+    let publisher: LogPublisher
 
     func register(on router: Router<RelayRequestContext>) {
         router.get("/v1/directory") { request, _ in
@@ -19,15 +23,33 @@ struct DirectoryRoutes: Sendable {
             guard let entry = try await self.storage.directory.entry(token: token) else {
                 throw WotsError(.unknownToken, "no account has token \(token)")
             }
-            return try JSONBody.response(entry)
+            return try JSONBody.response(
+                try await self.lookup(entry) { try await self.storage.directory.entry(token: token) }
+            )
         }
         router.get("/v1/directory/:nickname") { _, context in
             let nickname = try Nickname(naming: context.parameters.require("nickname"))
             guard let entry = try await self.storage.directory.entry(nickname: nickname) else {
                 throw WotsError(.unknownNickname, "no account is called \"\(nickname)\"")
             }
-            return try JSONBody.response(entry)
+            let lookup = try await self.lookup(entry) { try await self.storage.directory.entry(nickname: nickname) }
+            return try JSONBody.response(lookup)
         }
+    }
+
+    /// `entry` with its newest log leaf. The entry and the leaf are two reads: when a rotation landed between them
+    /// (the leaf's keys are not the entry's), the entry is read again once, so the answer agrees with its proof.
+    private func lookup(_ entry: DirectoryEntry, reread: () async throws -> DirectoryEntry?) async throws
+        -> DirectoryLookup
+    {
+        guard let inclusion = try await self.publisher.inclusion(of: entry.token) else {
+            return DirectoryLookup(entry: entry, log: nil)
+        }
+        let leaf = try DirectoryLogEvent(leafBytes: Array(Data(base64Encoded: inclusion.leaf) ?? Data()))
+        if leaf.publicKeys != entry.publicKeys, let fresh = try await reread(), fresh.publicKeys == leaf.publicKeys {
+            return DirectoryLookup(entry: fresh, log: inclusion)
+        }
+        return DirectoryLookup(entry: entry, log: inclusion)
     }
 
     static func limit(from text: String?) throws -> PageLimit {

@@ -13,7 +13,7 @@ extension ErrorCode {
         case .envelopeTooLarge, .requestTooLarge: .contentTooLarge
         case .rateLimited, .mailboxFull, .mailboxQuotaExceeded: .tooManyRequests
         case .storageUnavailable, .storageFull, .notReady: .serviceUnavailable
-        case .internalError, .storageCorrupted, .cryptoLibrary: .internalServerError
+        case .internalError, .storageCorrupted, .cryptoLibrary, .missingLogNode: .internalServerError
         default: .badRequest
         }
     }

@@ -6,9 +6,15 @@ import WotsStorage
 struct InvitedEntryParticipant: SaveParticipant {
     let repository: any AdministrationRepository
     let codeHash: [UInt8]
+    let attestation: [UInt8]
 
     func save(_ entry: DirectoryEntry) async throws {
-        try await self.repository.create(entry, redeemingInviteHash: self.codeHash, now: entry.registeredAt)
+        try await self.repository.create(
+            entry,
+            redeemingInviteHash: self.codeHash,
+            now: entry.registeredAt,
+            attestation: self.attestation
+        )
     }
 
     func undo(_ entry: DirectoryEntry) async throws {

@@ -40,14 +40,19 @@ struct RegistrationRoutes: Sendable {
         let entry = try Self.validate(body, relayID: self.relayID)
         switch self.configuration.registration {
         case .open:
-            try await self.save(entry, body, publicHalf: DirectoryEntryParticipant(repository: self.storage.directory))
+            let publicHalf = DirectoryEntryParticipant(
+                repository: self.storage.directory,
+                attestation: Self.attestation(of: body)
+            )
+            try await self.save(entry, body, publicHalf: publicHalf)
         case .invite:
             guard let invite = body.invite, !invite.isEmpty else {
                 throw WotsError(.inviteInvalid, "this relay registers by invitation: send the operator's invite code")
             }
             let publicHalf = InvitedEntryParticipant(
                 repository: self.storage.administration,
-                codeHash: InviteCode.hash(of: invite)
+                codeHash: InviteCode.hash(of: invite),
+                attestation: Self.attestation(of: body)
             )
             try await self.save(entry, body, publicHalf: publicHalf)
         case .closed:
@@ -60,6 +65,11 @@ struct RegistrationRoutes: Sendable {
         )
         self.bus.publish(DirectoryChange(kind: .registered, nickname: entry.nickname))
         return try JSONBody.response(entry, status: .created)
+    }
+
+    /// The registration's proof of possession, logged with the entry.
+    static func attestation(of body: RegistrationRequest) -> [UInt8] {
+        Data(base64Encoded: body.proof).map(Array.init) ?? []
     }
 
     static let closed = WotsError(.registrationClosed, "this relay takes no new registrations")

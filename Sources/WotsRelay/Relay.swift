@@ -7,6 +7,7 @@ public import ServiceLifecycle
 public import WotsCore
 import WotsCrypto
 import WotsStorage
+import WotsTransparency
 
 /// The relay: builds the Hummingbird application (HTTP API + WebSocket stream) and the services it needs.
 public struct Relay: Sendable {
@@ -22,8 +23,10 @@ public struct Relay: Sendable {
     let accounts: AccountCache
     let hub: DeliveryHub
     let clock: RelayClock
+    let logPublisher: LogPublisher
 
-    /// Loads (or creates, on first start) the relay id and prepares the relay.
+    /// Loads (or creates, on first start) the relay id and the log key, logs the directory entries made before the
+    /// log existed, and prepares the relay.
     /// - Parameter clock: the time delivery timers, health probes and authentication deadlines run on.
     public init(
         configuration: RelayConfiguration,
@@ -45,12 +48,23 @@ public struct Relay: Sendable {
             relayID: self.relayID
         )
         self.logger = logger
+        let (publisher, backfilled) = try await LogPublisher.load(storage: storage, relayID: self.relayID)
+        self.logPublisher = publisher
+        if backfilled > 0 {
+            logger.notice(
+                "logged directory entries made before the transparency log",
+                metadata: ["leaves": "\(backfilled)"]
+            )
+        }
         self.sendLimiter = TokenBucketLimiter(limit: configuration.sendRate)
         self.accounts = AccountCache(storage: storage, bus: bus, lifetime: configuration.accountCacheLifetime)
         self.clock = clock
         let intervals = [configuration.pingInterval, configuration.resyncInterval].compactMap { $0 }
         self.hub = DeliveryHub(bus: bus, clock: clock, tickRound: intervals.min()! / 2)
     }
+
+    /// The verifier key of the transparency log's checkpoints (`NAME+KEYID+BASE64`), as `GET /v1/relay` shows it.
+    public var logVerifierKey: String { self.logPublisher.key.verifierKey }
 
     /// How many WebSockets are open on this relay process right now.
     public var openStreamCount: Int { self.hub.count }
@@ -66,9 +80,11 @@ public struct Relay: Sendable {
             router.add(middleware: ClientAddressMiddleware(proxies: self.configuration.trustedProxies))
         }
         self.healthRoutes.registerProbes(on: router)
-        DirectoryRoutes(storage: self.storage).register(on: router)
+        DirectoryRoutes(storage: self.storage, publisher: self.logPublisher).register(on: router)
+        LogRoutes(publisher: self.logPublisher).register(on: router)
         AuthenticationRoutes(
             authenticator: authenticator,
+            logKey: self.logVerifierKey,
             configuration: self.configuration,
             challengeLimiter: TokenBucketLimiter(limit: self.configuration.challengeRate)
         ).register(on: router)

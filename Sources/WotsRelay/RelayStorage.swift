@@ -9,6 +9,8 @@ public struct RelayStorage: Sendable {
     public var accounts: any AccountRepository
     /// Suspensions, invites and statistics: what the operator changes.
     public var administration: any AdministrationRepository
+    /// The transparency log the directory and account repositories append to.
+    public var log: any TransparencyLogRepository
     /// Fed by every operation and by `probe`; `/readyz` reports it.
     public var health: StorageHealth
     /// Checks that the database answers, takes writes and has room, recording the outcome in `health`; throws the
@@ -22,6 +24,7 @@ public struct RelayStorage: Sendable {
         authentication: any AuthenticationRepository,
         accounts: any AccountRepository,
         administration: any AdministrationRepository,
+        log: any TransparencyLogRepository,
         health: StorageHealth,
         probe: @escaping @Sendable () async throws -> Void
     ) {
@@ -31,6 +34,7 @@ public struct RelayStorage: Sendable {
         self.authentication = authentication
         self.accounts = accounts
         self.administration = administration
+        self.log = log
         self.health = health
         self.probe = probe
     }
@@ -58,6 +62,7 @@ public struct RelayStorage: Sendable {
                 mailboxes: mailboxes,
                 authentication: authentication
             ),
+            log: directory.log,
             health: health,
             probe: { health.recordProbe(.success(())) }
         )

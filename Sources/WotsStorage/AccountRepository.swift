@@ -10,7 +10,8 @@ public protocol AccountRepository: Sendable {
     @discardableResult
     func deleteAccount(token: Token) async throws -> DirectoryEntry
 
-    /// Replaces an account's public keys and fingerprint and its sealed private record, and ends every session.
+    /// Replaces an account's public keys and fingerprint and its sealed private record, ends every session, and
+    /// logs the new keys (`keysRotated`, carrying `attestation`, the rotation proof's signatures).
     /// - Returns: the updated entry.
     /// - Throws: `unknown_token` when the token has no live entry, `record_token_mismatch` when the record is
     ///   another token's; nothing changes then or on any other failure.
@@ -18,11 +19,28 @@ public protocol AccountRepository: Sendable {
         token: Token,
         publicKeys: PublicKeys,
         fingerprint: Fingerprint,
-        record: PrivateRecord
+        record: PrivateRecord,
+        attestation: [UInt8]
     ) async throws -> DirectoryEntry
 }
 
 extension AccountRepository {
+    /// `rotateKeys(token:publicKeys:fingerprint:record:attestation:)` with no attestation.
+    public func rotateKeys(
+        token: Token,
+        publicKeys: PublicKeys,
+        fingerprint: Fingerprint,
+        record: PrivateRecord
+    ) async throws -> DirectoryEntry {
+        try await self.rotateKeys(
+            token: token,
+            publicKeys: publicKeys,
+            fingerprint: fingerprint,
+            record: record,
+            attestation: []
+        )
+    }
+
     /// Checks what every backend checks before writing anything.
     package func validateRotation(token: Token, record: PrivateRecord) throws {
         guard record.token == token else {

@@ -41,10 +41,13 @@ public protocol AdministrationRepository: Sendable {
     /// when either fails neither happens, and concurrent redemptions never spend more uses than the invite has.
     /// - Throws: `invite_invalid` (naming no reason: unknown, used up, expired and revoked look alike),
     ///   `nickname_taken`, `token_taken`.
-    func create(_ entry: DirectoryEntry, redeemingInviteHash codeHash: [UInt8], now: Date) async throws
+    /// - Parameter attestation: the registration's proof of possession, logged with the entry as
+    ///   `DirectoryRepository.create(_:attestation:)` logs it.
+    func create(_ entry: DirectoryEntry, redeemingInviteHash codeHash: [UInt8], now: Date, attestation: [UInt8])
+        async throws
 
-    /// Takes back a `create(_:redeemingInviteHash:now:)` whose other half failed: removes the entry (no tombstone)
-    /// and gives the use back, in one transaction.
+    /// Takes back a `create(_:redeemingInviteHash:now:attestation:)` whose other half failed: removes the entry (no
+    /// tombstone; the log records the withdrawal) and gives the use back, in one transaction.
     func undoCreate(token: Token, restoringInviteHash codeHash: [UInt8]) async throws
 
     /// Accounts, waiting mail and registrations per day over the `days` UTC days ending with `now`'s.

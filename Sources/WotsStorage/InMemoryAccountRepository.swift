@@ -34,14 +34,16 @@ public struct InMemoryAccountRepository: AccountRepository {
         token: Token,
         publicKeys: PublicKeys,
         fingerprint: Fingerprint,
-        record: PrivateRecord
+        record: PrivateRecord,
+        attestation: [UInt8]
     ) async throws -> DirectoryEntry {
         try self.validateRotation(token: token, record: record)
         guard try await self.directory.entry(token: token) != nil else { throw unknownAccount(token) }
         let updated = try await self.directory.rotateKeys(
             token: token,
             publicKeys: publicKeys,
-            fingerprint: fingerprint
+            fingerprint: fingerprint,
+            attestation: attestation
         )
         try await self.privateRecords.put(record)
         try await self.authentication.deleteSessions(of: token)

@@ -81,7 +81,12 @@ public final class InMemoryAdministrationRepository: AdministrationRepository {
         }
     }
 
-    public func create(_ entry: DirectoryEntry, redeemingInviteHash codeHash: [UInt8], now: Date) async throws {
+    public func create(
+        _ entry: DirectoryEntry,
+        redeemingInviteHash codeHash: [UInt8],
+        now: Date,
+        attestation: [UInt8]
+    ) async throws {
         // The use is taken under the lock before the entry is written, and given back when the write fails.
         let id = try self.state.withLock { state in
             guard let invite = state.invites.values.first(where: { $0.codeHash == codeHash }),
@@ -91,7 +96,7 @@ public final class InMemoryAdministrationRepository: AdministrationRepository {
             return invite.id
         }
         do {
-            try await self.directory.create(entry)
+            try await self.directory.create(entry, attestation: attestation)
         } catch {
             self.state.withLock { $0.invites[id]?.uses -= 1 }
             throw error

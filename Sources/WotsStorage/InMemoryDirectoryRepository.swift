@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 public import WotsCore
+import WotsTransparency
 
 /// A `DirectoryRepository` held in memory, for tests and throwaway relays. Honours the same contract as the
 /// database backends: case-insensitive nicknames, tombstones, keyset pages of at most 100.
@@ -43,11 +44,15 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
     }
 
     private let state = Mutex(State())
+    /// The log of every change; appended to under this directory's lock, so both always agree.
+    public let log: InMemoryTransparencyLog
 
-    /// Creates an empty directory.
-    public init() {}
+    /// Creates an empty directory with an empty log.
+    public init(log: InMemoryTransparencyLog = InMemoryTransparencyLog()) {
+        self.log = log
+    }
 
-    public func create(_ entry: DirectoryEntry) async throws {
+    public func create(_ entry: DirectoryEntry, attestation: [UInt8]) async throws {
         try self.state.withLock { state in
             if state.tokenByNickname[entry.nickname] != nil || state.tombstonedNicknames.contains(entry.nickname) {
                 throw WotsError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken")
@@ -55,6 +60,7 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
             if state.byToken[entry.token] != nil || state.tombstonedTokens.contains(entry.token) {
                 throw WotsError(.tokenTaken, "token \(entry.token) is registered already")
             }
+            try self.log.append(DirectoryLogEvent(.registered, entry, at: entry.registeredAt, attestation: attestation))
             state.byToken[entry.token] = entry
             state.tokenByNickname[entry.nickname] = entry.token
             state.sortedNicknames.insert(entry.nickname, at: state.index(after: entry.nickname))
@@ -62,7 +68,12 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
     }
 
     public func undoCreate(token: Token) async throws {
-        _ = self.state.withLock { $0.removeLive(token: token) }
+        let now = Date()
+        try self.state.withLock { state in
+            guard let entry = state.byToken[token] else { return }
+            try self.log.append(DirectoryLogEvent(.withdrawn, entry, at: now))
+            _ = state.removeLive(token: token)
+        }
     }
 
     public func entry(nickname: Nickname) async throws -> DirectoryEntry? {
@@ -88,24 +99,30 @@ public final class InMemoryDirectoryRepository: DirectoryRepository {
     public func rotateKeys(
         token: Token,
         publicKeys: PublicKeys,
-        fingerprint: Fingerprint
+        fingerprint: Fingerprint,
+        attestation: [UInt8]
     ) async throws -> DirectoryEntry {
-        try self.state.withLock { state in
+        let now = Date()
+        return try self.state.withLock { state in
             guard var entry = state.byToken[token] else {
                 throw WotsError(.notFound, "token \(token) has no directory entry")
             }
             entry.publicKeys = publicKeys
             entry.fingerprint = fingerprint
+            try self.log.append(DirectoryLogEvent(.keysRotated, entry, at: now, attestation: attestation))
             state.byToken[token] = entry
             return entry
         }
     }
 
     public func delete(token: Token) async throws {
+        let now = Date()
         try self.state.withLock { state in
-            guard let entry = state.removeLive(token: token) else {
+            guard let live = state.byToken[token] else {
                 throw WotsError(.notFound, "token \(token) has no directory entry")
             }
+            try self.log.append(DirectoryLogEvent(.deleted, live, at: now))
+            guard let entry = state.removeLive(token: token) else { return }
             state.tombstonedTokens.insert(entry.token)
             state.tombstonedNicknames.insert(entry.nickname)
             state.tombstonedRegistrations.append(entry.registeredAt)

@@ -3,10 +3,17 @@ public import WotsCore
 /// The directory as the public half of a relay-side registration.
 public struct DirectoryEntryParticipant: SaveParticipant {
     private let repository: any DirectoryRepository
+    private let attestation: [UInt8]
 
-    public init(repository: any DirectoryRepository) { self.repository = repository }
+    /// - Parameter attestation: the registration's proof of possession, logged with the entry.
+    public init(repository: any DirectoryRepository, attestation: [UInt8] = []) {
+        self.repository = repository
+        self.attestation = attestation
+    }
 
-    public func save(_ entry: DirectoryEntry) async throws { try await self.repository.create(entry) }
+    public func save(_ entry: DirectoryEntry) async throws {
+        try await self.repository.create(entry, attestation: self.attestation)
+    }
     public func undo(_ entry: DirectoryEntry) async throws { try await self.repository.undoCreate(token: entry.token) }
 }
 

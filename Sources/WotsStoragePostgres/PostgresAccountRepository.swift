@@ -17,15 +17,13 @@ public struct PostgresAccountRepository: AccountRepository {
         let tokenBytes = Data(token.bytes)
         let logger = self.database.queryLogger
         return try await self.database.transaction("delete an account") { connection in
-            let rows = try await connection.query(
-                """
-                UPDATE directory_entries SET deleted_at = now() WHERE token = \(tokenBytes) AND deleted_at IS NULL
-                RETURNING \(unescaped: PostgresDirectoryRepository.columns)
-                """,
-                logger: logger
-            ).collect()
-            guard let row = rows.first else { throw unknownAccount(token) }
-            let entry = try PostgresDirectoryRepository.entry(from: row)
+            guard
+                let entry = try await PostgresDirectoryRepository.tombstone(
+                    token: token,
+                    on: connection,
+                    logger: logger
+                )
+            else { throw unknownAccount(token) }
             try await connection.query("DELETE FROM private_records WHERE token = \(tokenBytes)", logger: logger)
             // The counter row stays (depth 0) so the recipient's sequence numbers are never handed out again.
             try await connection.query(
@@ -48,25 +46,24 @@ public struct PostgresAccountRepository: AccountRepository {
         token: Token,
         publicKeys: PublicKeys,
         fingerprint: Fingerprint,
-        record: PrivateRecord
+        record: PrivateRecord,
+        attestation: [UInt8]
     ) async throws -> DirectoryEntry {
         try self.validateRotation(token: token, record: record)
         let columns = try PostgresPrivateRecordRepository.Columns(record)
         let tokenBytes = Data(token.bytes)
         let logger = self.database.queryLogger
         return try await self.database.transaction("rotate an account's keys") { connection in
-            let rows = try await connection.query(
-                """
-                UPDATE directory_entries
-                SET signing_key = \(Data(publicKeys.signing)), encryption_key = \(Data(publicKeys.encryption)),
-                    fingerprint = \(Data(fingerprint.bytes))
-                WHERE token = \(tokenBytes) AND deleted_at IS NULL
-                RETURNING \(unescaped: PostgresDirectoryRepository.columns)
-                """,
-                logger: logger
-            ).collect()
-            guard let row = rows.first else { throw unknownAccount(token) }
-            let entry = try PostgresDirectoryRepository.entry(from: row)
+            guard
+                let entry = try await PostgresDirectoryRepository.rotateKeys(
+                    token: token,
+                    publicKeys: publicKeys,
+                    fingerprint: fingerprint,
+                    attestation: attestation,
+                    on: connection,
+                    logger: logger
+                )
+            else { throw unknownAccount(token) }
             try await connection.query(try PostgresPrivateRecordRepository.upsert(columns), logger: logger)
             try await connection.query("DELETE FROM auth_sessions WHERE token = \(tokenBytes)", logger: logger)
             return entry

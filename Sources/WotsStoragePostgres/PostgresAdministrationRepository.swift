@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 public import WotsCore
 public import WotsStorage
+import WotsTransparency
 
 /// Suspensions, invites and statistics in PostgreSQL. Suspending and unsuspending notify the other relay processes
 /// (an account notification on `wots_mail`) in the same transaction, so PostgreSQL sends it exactly when the change
@@ -118,7 +119,12 @@ public struct PostgresAdministrationRepository: AdministrationRepository {
         return try Self.invite(from: row)
     }
 
-    public func create(_ entry: DirectoryEntry, redeemingInviteHash codeHash: [UInt8], now: Date) async throws {
+    public func create(
+        _ entry: DirectoryEntry,
+        redeemingInviteHash codeHash: [UInt8],
+        now: Date,
+        attestation: [UInt8]
+    ) async throws {
         let taken = [
             "directory_entries_nickname_key": WotsError(.nicknameTaken, "nickname \"\(entry.nickname)\" is taken"),
             "directory_entries_pkey": WotsError(.tokenTaken, "token \(entry.token) is already registered"),
@@ -146,6 +152,8 @@ public struct PostgresAdministrationRepository: AdministrationRepository {
                 """,
                 logger: logger
             )
+            let event = DirectoryLogEvent(.registered, entry, at: entry.registeredAt, attestation: attestation)
+            try await PostgresTransparencyLog.append(event, on: connection, logger: logger)
         }
     }
 
@@ -153,10 +161,15 @@ public struct PostgresAdministrationRepository: AdministrationRepository {
         let logger = self.database.queryLogger
         try await self.database.transaction("undo a registration with an invite") { connection in
             let removed = try await connection.query(
-                "DELETE FROM directory_entries WHERE token = \(Data(token.bytes)) AND deleted_at IS NULL RETURNING 1",
+                """
+                DELETE FROM directory_entries WHERE token = \(Data(token.bytes)) AND deleted_at IS NULL
+                RETURNING \(unescaped: PostgresDirectoryRepository.columns)
+                """,
                 logger: logger
             ).collect()
-            guard removed.count == 1 else { return }
+            guard let row = removed.first else { return }
+            let event = DirectoryLogEvent(.withdrawn, try PostgresDirectoryRepository.entry(from: row), at: Date())
+            try await PostgresTransparencyLog.append(event, on: connection, logger: logger)
             try await connection.query(
                 "UPDATE invites SET uses = uses - 1 WHERE code_hash = \(Data(codeHash)) AND uses > 0",
                 logger: logger

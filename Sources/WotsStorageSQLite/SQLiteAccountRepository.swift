@@ -32,15 +32,19 @@ public struct SQLiteAccountRepository: AccountRepository {
         token: Token,
         publicKeys: PublicKeys,
         fingerprint: Fingerprint,
-        record: PrivateRecord
+        record: PrivateRecord,
+        attestation: [UInt8]
     ) async throws -> DirectoryEntry {
         try self.validateRotation(token: token, record: record)
+        let now = Date()
         return try await self.database.write("rotate an account's keys") { db in
             guard
                 let entry = try SQLiteDirectoryRepository.rotateKeys(
                     token: token,
                     publicKeys: publicKeys,
                     fingerprint: fingerprint,
+                    attestation: attestation,
+                    at: now,
                     in: db
                 )
             else { throw unknownAccount(token) }

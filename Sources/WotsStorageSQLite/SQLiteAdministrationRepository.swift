@@ -2,6 +2,7 @@ public import Foundation
 import GRDB
 public import WotsCore
 public import WotsStorage
+import WotsTransparency
 
 /// Suspensions, invites and statistics in SQLite. Suspending and unsuspending add a row to `account_changes` in the
 /// same transaction, which relays on the same file poll (`SQLiteAccountChangeFeed`).
@@ -110,7 +111,12 @@ public struct SQLiteAdministrationRepository: AdministrationRepository {
         }
     }
 
-    public func create(_ entry: DirectoryEntry, redeemingInviteHash codeHash: [UInt8], now: Date) async throws {
+    public func create(
+        _ entry: DirectoryEntry,
+        redeemingInviteHash codeHash: [UInt8],
+        now: Date,
+        attestation: [UInt8]
+    ) async throws {
         try await self.database.requireFreeSpace()
         try await self.database.write("register with an invite") { db in
             try db.execute(
@@ -122,17 +128,13 @@ public struct SQLiteAdministrationRepository: AdministrationRepository {
                 arguments: [Data(codeHash), now.millisecondsSince1970]
             )
             guard db.changesCount == 1 else { throw unusableInvite() }
-            try SQLiteDirectoryRepository.insert(entry, in: db)
+            try SQLiteDirectoryRepository.insert(entry, attestation: attestation, in: db)
         }
     }
 
     public func undoCreate(token: Token, restoringInviteHash codeHash: [UInt8]) async throws {
         try await self.database.write("undo a registration with an invite") { db in
-            try db.execute(
-                sql: "DELETE FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL",
-                arguments: [token.databaseBytes]
-            )
-            guard db.changesCount == 1 else { return }
+            guard try SQLiteDirectoryRepository.withdraw(token: token, at: Date(), in: db) else { return }
             try db.execute(
                 sql: "UPDATE invites SET uses = uses - 1 WHERE code_hash = ? AND uses > 0",
                 arguments: [Data(codeHash)]

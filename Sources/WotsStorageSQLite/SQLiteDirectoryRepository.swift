@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 public import WotsCore
 public import WotsStorage
+import WotsTransparency
 
 /// The public directory in SQLite. Deleted accounts stay as tombstones (`deleted_at_ms` set), so the UNIQUE
 /// nickname and token constraints keep them from ever being registered again.
@@ -13,14 +14,16 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         self.database = database
     }
 
-    public func create(_ entry: DirectoryEntry) async throws {
+    public func create(_ entry: DirectoryEntry, attestation: [UInt8]) async throws {
         try await self.database.requireFreeSpace()
-        try await self.database.write("create a directory entry") { db in try Self.insert(entry, in: db) }
+        try await self.database.write("create a directory entry") { db in
+            try Self.insert(entry, attestation: attestation, in: db)
+        }
     }
 
-    /// Adds an entry inside the caller's transaction.
+    /// Adds an entry and its log leaf inside the caller's transaction.
     /// - Throws: `nickname_taken`, `token_taken`.
-    static func insert(_ entry: DirectoryEntry, in db: Database) throws {
+    static func insert(_ entry: DirectoryEntry, attestation: [UInt8], in db: Database) throws {
         let nicknameTaken = try Bool.fetchOne(
             db,
             sql: "SELECT EXISTS (SELECT 1 FROM directory_entries WHERE nickname = ?)",
@@ -49,15 +52,32 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 entry.registeredAt.millisecondsSince1970,
             ]
         )
+        let event = DirectoryLogEvent(.registered, entry, at: entry.registeredAt, attestation: attestation)
+        try SQLiteTransparencyLog.append(event, in: db)
     }
 
     public func undoCreate(token: Token) async throws {
+        let now = Date()
         try await self.database.write("undo a directory entry") { db in
-            try db.execute(
-                sql: "DELETE FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL",
-                arguments: [token.databaseBytes]
-            )
+            _ = try Self.withdraw(token: token, at: now, in: db)
         }
+    }
+
+    /// Removes a live entry whose registration is being taken back, logging the withdrawal, inside the caller's
+    /// transaction.
+    /// - Returns: whether there was such an entry.
+    static func withdraw(token: Token, at now: Date, in db: Database) throws -> Bool {
+        let removed = try Row.fetchOne(
+            db,
+            sql: """
+                DELETE FROM directory_entries WHERE token = ? AND deleted_at_ms IS NULL
+                RETURNING token, nickname, signing_key, encryption_key, fingerprint, registered_at_ms
+                """,
+            arguments: [token.databaseBytes]
+        )
+        guard let removed else { return false }
+        try SQLiteTransparencyLog.append(DirectoryLogEvent(.withdrawn, try Self.entry(from: removed), at: now), in: db)
+        return true
     }
 
     public func entry(nickname: Nickname) async throws -> DirectoryEntry? {
@@ -109,11 +129,20 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
     public func rotateKeys(
         token: Token,
         publicKeys: PublicKeys,
-        fingerprint: Fingerprint
+        fingerprint: Fingerprint,
+        attestation: [UInt8]
     ) async throws -> DirectoryEntry {
-        try await self.database.write("rotate keys") { db in
+        let now = Date()
+        return try await self.database.write("rotate keys") { db in
             guard
-                let entry = try Self.rotateKeys(token: token, publicKeys: publicKeys, fingerprint: fingerprint, in: db)
+                let entry = try Self.rotateKeys(
+                    token: token,
+                    publicKeys: publicKeys,
+                    fingerprint: fingerprint,
+                    attestation: attestation,
+                    at: now,
+                    in: db
+                )
             else { throw WotsError(.notFound, "token \(token) has no directory entry") }
             return entry
         }
@@ -128,11 +157,16 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         }
     }
 
-    /// Replaces a live entry's keys inside the caller's transaction; nil when there is no live entry.
-    static func rotateKeys(token: Token, publicKeys: PublicKeys, fingerprint: Fingerprint, in db: Database) throws
-        -> DirectoryEntry?
-    {
-        try Row.fetchOne(
+    /// Replaces a live entry's keys and logs it inside the caller's transaction; nil when there is no live entry.
+    static func rotateKeys(
+        token: Token,
+        publicKeys: PublicKeys,
+        fingerprint: Fingerprint,
+        attestation: [UInt8],
+        at now: Date,
+        in db: Database
+    ) throws -> DirectoryEntry? {
+        let updated = try Row.fetchOne(
             db,
             sql: """
                 UPDATE directory_entries SET signing_key = ?, encryption_key = ?, fingerprint = ?
@@ -143,12 +177,19 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 Data(publicKeys.signing), Data(publicKeys.encryption), Data(fingerprint.bytes), token.databaseBytes,
             ]
         ).map(Self.entry(from:))
+        if let updated {
+            try SQLiteTransparencyLog.append(
+                DirectoryLogEvent(.keysRotated, updated, at: now, attestation: attestation),
+                in: db
+            )
+        }
+        return updated
     }
 
-    /// Turns a live entry into a tombstone inside the caller's transaction; returns the entry as it was, nil when
-    /// there is no live entry.
+    /// Turns a live entry into a tombstone and logs it inside the caller's transaction; returns the entry as it was,
+    /// nil when there is no live entry.
     static func tombstone(token: Token, at now: Date, in db: Database) throws -> DirectoryEntry? {
-        try Row.fetchOne(
+        let deleted = try Row.fetchOne(
             db,
             sql: """
                 UPDATE directory_entries SET deleted_at_ms = ? WHERE token = ? AND deleted_at_ms IS NULL
@@ -156,6 +197,10 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
                 """,
             arguments: [now.millisecondsSince1970, token.databaseBytes]
         ).map(Self.entry(from:))
+        if let deleted {
+            try SQLiteTransparencyLog.append(DirectoryLogEvent(.deleted, deleted, at: now), in: db)
+        }
+        return deleted
     }
 
     /// The live entry of `token` inside the caller's transaction.
@@ -176,6 +221,7 @@ public struct SQLiteDirectoryRepository: DirectoryRepository {
         }
     }
 
+    /// Decodes a row holding token, nickname, signing_key, encryption_key, fingerprint and registered_at_ms.
     static func entry(from row: Row) throws -> DirectoryEntry {
         let token = try Token(databaseBytes: row["token"])
         do {

@@ -92,6 +92,7 @@ extension RelayStorage {
             authentication: SQLiteAuthenticationRepository(database: database),
             accounts: SQLiteAccountRepository(database: database),
             administration: SQLiteAdministrationRepository(database: database),
+            log: SQLiteTransparencyLog(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )
@@ -105,6 +106,7 @@ extension RelayStorage {
             authentication: database.authentication,
             accounts: database.accounts,
             administration: database.administration,
+            log: PostgresTransparencyLog(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )

@@ -8,7 +8,7 @@ struct DirectoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "directory",
         abstract: "Browse the public directory.",
-        subcommands: [List.self, Show.self]
+        subcommands: [List.self, Show.self, VerifyLog.self]
     )
 }
 

@@ -9,10 +9,11 @@ struct Listen: AsyncParsableCommand {
         abstract: "Show incoming messages as they arrive (queued ones first).",
         discussion: """
             One line per message, flushed at once; with --json one JSON object per line, the fields of \
-            `wots inbox --json`. Each message is acknowledged after it was printed. First come messages you sent \
-            that expired at the relay undelivered ("your message ID to bob expired undelivered after 30 days"; with \
-            --json {"kind": "expired", …} as in `wots inbox --json`). Reconnects with back-off when the connection \
-            drops; stop with Ctrl-C.
+            `wots inbox --json`. Each message is acknowledged after it was printed. First checks the relay's \
+            transparency log for this account and warns on stderr about keys or a token logged for it that this \
+            machine did not make. Then come messages you sent that expired at the relay undelivered ("your message \
+            ID to bob expired undelivered after 30 days"; with --json {"kind": "expired", …} as in \
+            `wots inbox --json`). Reconnects with back-off when the connection drops; stop with Ctrl-C.
             """
     )
 
@@ -26,6 +27,9 @@ struct Listen: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let json = self.json
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        for warning in await messenger.ownEntryWarnings() {
+            Terminal.note("wots: WARNING: \(warning)")
+        }
         try await messenger.listen(
             status: { Terminal.status($0, url: url) },
             show: { message in

@@ -7,7 +7,11 @@ import WotsCrypto
 struct Whoami: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show this machine's account: nickname, token, fingerprint, relay.",
-        discussion: #"--json prints {"nickname", "token", "fingerprint", "relay", "home"}."#
+        discussion: """
+            --json prints {"nickname", "token", "fingerprint", "relay", "home"}. Also checks the relay's \
+            transparency log for this account: keys logged for its token, or another token logged for its \
+            nickname, that this machine did not make are warned about loudly on stderr.
+            """
     )
 
     @ParentCommand var root: Wots
@@ -18,6 +22,9 @@ struct Whoami: AsyncParsableCommand {
     func run() async throws {
         let messenger = try self.root.messenger()
         let profile = try messenger.whoami()
+        for warning in await messenger.ownEntryWarnings() {
+            Terminal.note("wots: WARNING: \(warning)")
+        }
         if self.json {
             try Terminal.json(ProfileOutput(profile, home: messenger.store.home.path))
         } else {

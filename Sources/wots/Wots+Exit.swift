@@ -8,6 +8,9 @@ extension Wots {
         static let failure: Int32 = 1
         /// EX_USAGE, as swift-argument-parser uses for parse and validation errors.
         static let usage: Int32 = 64
+        /// The relay's transparency log failed a check: a fork or rollback, an entry it does not prove.
+        static let logRefused: Int32 = 3
+        static let logRefusals: Set<ErrorCode> = [.logForked, .invalidProof, .unverifiedNote, .wrongLogOrigin]
         /// 128 + SIGINT, what a shell reports for a command ended with Ctrl-C.
         static let interrupted: Int32 = 130
     }
@@ -15,7 +18,13 @@ extension Wots {
     /// Ends the process for `error`: help and completion scripts as the parser prints them (status 0); a usage error
     /// as one line naming the command's help (64); anything else as one line (1).
     static func finish(with error: any Error) -> Never {
-        if let error = error as? WotsError { Terminal.fail(error.reason) }
+        if let error = error as? WotsError {
+            if ExitStatus.logRefusals.contains(error.code) {
+                Terminal.note("wots: \(error.reason)")
+                Foundation.exit(ExitStatus.logRefused)
+            }
+            Terminal.fail(error.reason)
+        }
         if error is CancellationError { Foundation.exit(ExitStatus.interrupted) }
         let code = Self.exitCode(for: error)
         if code == .success { Self.exit(withError: error) }

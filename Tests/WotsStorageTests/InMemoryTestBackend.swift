@@ -23,6 +23,7 @@ enum InMemoryTestBackend {
                 mailboxes: mailboxes,
                 authentication: authentication
             ),
+            log: directory.log,
             tearDown: {}
         )
     }

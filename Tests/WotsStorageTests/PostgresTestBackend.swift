@@ -58,6 +58,8 @@ enum PostgresTestBackend {
             authentication: database.authentication,
             accounts: database.accounts,
             administration: database.administration,
+            log: PostgresTransparencyLog(database: database),
+            insertUnloggedEntry: { entry, deleted in try await database.insertUnloggedEntry(entry, deleted: deleted) },
             failSessionDeletions: { try await database.failSessionDeletions() },
             tearDown: {
                 running.cancel()

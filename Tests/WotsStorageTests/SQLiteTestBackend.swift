@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WotsCore
 import WotsStorage
 
 @testable import WotsStorageSQLite
@@ -23,6 +24,24 @@ enum SQLiteTestBackend {
             authentication: SQLiteAuthenticationRepository(database: database),
             accounts: SQLiteAccountRepository(database: database),
             administration: SQLiteAdministrationRepository(database: database),
+            log: SQLiteTransparencyLog(database: database),
+            insertUnloggedEntry: { entry, deleted in
+                try await database.pool.write { db in
+                    try db.execute(
+                        sql: """
+                            INSERT INTO directory_entries (token, nickname, signing_key, encryption_key, fingerprint,
+                                registered_at_ms, deleted_at_ms)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            Data(entry.token.bytes), entry.nickname.value, Data(entry.publicKeys.signing),
+                            Data(entry.publicKeys.encryption), Data(entry.fingerprint.bytes),
+                            entry.registeredAt.millisecondsSince1970,
+                            deleted ? entry.registeredAt.millisecondsSince1970 + 1 : nil,
+                        ]
+                    )
+                }
+            },
             failSessionDeletions: {
                 try await database.pool.write { db in
                     try db.execute(

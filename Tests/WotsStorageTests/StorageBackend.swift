@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WotsCore
 import WotsStorage
 
 /// One set of repositories sharing one database, as the contract suite sees it.
@@ -10,6 +11,10 @@ struct StorageBackend: Sendable {
     var authentication: any AuthenticationRepository
     var accounts: any AccountRepository
     var administration: any AdministrationRepository
+    var log: any TransparencyLogRepository
+    /// Writes a directory entry (a tombstone when `deleted`) straight into the table, bypassing the log, as a
+    /// database from before the log holds it; nil for the in-memory backend, which has no such past.
+    var insertUnloggedEntry: (@Sendable (_ entry: DirectoryEntry, _ deleted: Bool) async throws -> Void)? = nil
     /// Makes every later deletion of a session fail inside the database (a trigger), so a test can see a multi-table
     /// change fail at its last step; nil for the in-memory backend, which cannot fail halfway.
     var failSessionDeletions: (@Sendable () async throws -> Void)? = nil

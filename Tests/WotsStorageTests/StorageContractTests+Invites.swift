@@ -27,17 +27,21 @@ extension StorageContractTests {
                 try await backend.administration.create(
                     TestValues.entry(nickname),
                     redeemingInviteHash: invite.codeHash,
-                    now: now
+                    now: now,
+                    attestation: []
                 )
             }
             await expectStorageError(.inviteInvalid) {
                 try await backend.administration.create(
                     TestValues.entry("carol"),
                     redeemingInviteHash: invite.codeHash,
-                    now: now
+                    now: now,
+                    attestation: []
                 )
             }
             #expect(try await backend.directory.count() == 2)
+            // Each invited registration is in the transparency log, as any registration is.
+            #expect(try await backend.log.size() == 2)
             let stored = try #require(try await backend.administration.invites().first)
             #expect(stored.uses == 2)
             #expect(stored.standing(at: now) == .usedUp)
@@ -59,7 +63,8 @@ extension StorageContractTests {
                     try await backend.administration.create(
                         TestValues.entry("alice"),
                         redeemingInviteHash: hash,
-                        now: now
+                        now: now,
+                        attestation: []
                     )
                 }
             }
@@ -80,19 +85,26 @@ extension StorageContractTests {
                 try await backend.administration.create(
                     TestValues.entry("alice"),
                     redeemingInviteHash: invite.codeHash,
-                    now: TestValues.time()
+                    now: TestValues.time(),
+                    attestation: []
                 )
             }
             #expect(try await backend.administration.invites().first?.uses == 0)
             let bob = TestValues.entry("bob")
-            try await backend.administration.create(bob, redeemingInviteHash: invite.codeHash, now: TestValues.time())
+            try await backend.administration.create(
+                bob,
+                redeemingInviteHash: invite.codeHash,
+                now: TestValues.time(),
+                attestation: []
+            )
             try await backend.administration.undoCreate(token: bob.token, restoringInviteHash: invite.codeHash)
             #expect(try await backend.directory.entry(token: bob.token) == nil)
             #expect(try await backend.administration.invites().first?.uses == 0)
             try await backend.administration.create(
                 TestValues.entry("bob"),
                 redeemingInviteHash: invite.codeHash,
-                now: TestValues.time()
+                now: TestValues.time(),
+                attestation: []
             )
         }
     }
@@ -110,7 +122,8 @@ extension StorageContractTests {
                             try await administration.create(
                                 TestValues.entry("racer\(index)"),
                                 redeemingInviteHash: invite.codeHash,
-                                now: TestValues.time()
+                                now: TestValues.time(),
+                                attestation: []
                             )
                             return nil
                         } catch let error as WotsError {

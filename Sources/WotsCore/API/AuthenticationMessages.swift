@@ -42,10 +42,16 @@ public struct SessionResponse: Sendable, Hashable, Codable {
 }
 
 /// `GET /v1/relay` answer: the relay's permanent random id, which clients pin at registration and which every
-/// challenge answer and registration proof signs.
+/// challenge answer and registration proof signs, and the verifier key of its transparency log.
 public struct RelayIdentity: Sendable, Hashable, Codable {
     /// Standard base64.
     public var relayID: String
+    /// The C2SP verifier key (`NAME+KEYID+BASE64(0x01 || Ed25519 key)`) that signs the log's checkpoints; nil from a
+    /// relay without a log.
+    public var logKey: String?
 
-    public init(relayID: String) { self.relayID = relayID }
+    public init(relayID: String, logKey: String? = nil) {
+        self.relayID = relayID
+        self.logKey = logKey
+    }
 }

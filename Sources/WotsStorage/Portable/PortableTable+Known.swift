@@ -76,6 +76,16 @@ extension PortableTable {
                 PortableColumn("expired_at_ms", .milliseconds, postgresName: "expired_at"),
             ]
         ),
+        PortableTable(
+            "log_leaves",
+            primaryKey: [PortableColumn("leaf_index", .integer)],
+            others: [PortableColumn("token", .bytes), PortableColumn("leaf", .bytes)]
+        ),
+        PortableTable(
+            "log_nodes",
+            primaryKey: [PortableColumn("level", .integer), PortableColumn("node_index", .integer)],
+            others: [PortableColumn("hash", .bytes)]
+        ),
         PortableTable("relay_identity", primaryKey: [PortableColumn("relay_id", .bytes)], others: []),
         PortableTable(
             "relay_secrets",
