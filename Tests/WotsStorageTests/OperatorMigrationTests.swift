@@ -62,7 +62,8 @@ import WotsStorage
         try await withTwoNodes(migrated: false) { node, _ in
             #expect(try await node.migrate(through: 4) == [1, 2, 3, 4])
             let alice = TestValues.entry("alice")
-            try await node.directory.create(alice)
+            // Written as a version-4 relay wrote it: before the transparency log (version 7) existed.
+            try await node.insertUnloggedEntry(alice, deleted: false)
             let session = TestValues.randomBytes(32)
             try await node.authentication.storeSession(
                 hash: session,
