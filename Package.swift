@@ -97,10 +97,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What starting the relay needs from outside: settings from the environment and files, systemd's notify.
+        .target(name: "WotsRelayLaunch", dependencies: ["WotsCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "wots-relay",
             dependencies: [
-                "WotsRelay", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
+                "WotsRelay", "WotsRelayLaunch", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,6 +167,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WotsRelayLaunchTests",
+            dependencies: ["WotsRelayLaunch", "WotsCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
