@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, a short fuzzing run
 # (scripts/fuzz.sh), then the checks that live outside Swift: independent Python checks of the byte layouts and of the
-# stream protocol, the OpenAPI check, the end-to-end scenarios, the process-level fault tests (PostgreSQL faults under
-# load, SQLite on a full disk), the .deb installed, run as its systemd unit would and purged, and the web client's tests. Needs root for the fault tests (PostgreSQL runs as the
-# postgres user; tmpfs mounts).
+# stream protocol, the OpenAPI check, the end-to-end scenarios, the .deb (installed, run as its systemd unit would,
+# purged), the process-level fault tests (PostgreSQL faults under load, SQLite on a full disk) and the web client's
+# tests. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs mounts) and the package check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
