@@ -205,6 +205,9 @@ def main():
     check("systemd-analyze verify accepts the installed unit", verify.returncode == 0 and not verify.stderr.strip(),
           verify.stdout + verify.stderr)
 
+    mdwe = ctypes.CDLL(None, use_errno=True).prctl(66, 0, 0, 0, 0) >= 0  # PR_GET_MDWE answers from Linux 6.3
+    print("MemoryDenyWriteExecute: " + ("simulated with prctl(PR_SET_MDWE), inherited across exec" if mdwe
+                                         else "not simulated, this kernel has no PR_SET_MDWE"))
     relay, listener, port, admin, state = start_relay(hidden)
     try:
         seen = receive(listener, "READY=1", relay)
