@@ -20,6 +20,7 @@ import os
 import pwd
 import re
 import shlex
+import shutil
 import signal
 import socket
 import stat
@@ -59,15 +60,11 @@ def free_port():
 
 
 def ensure_tools():
-    missing = [tool for tool in ("systemd-analyze", "setpriv", "unshare", "adduser") if not shutil_which(tool)]
+    missing = [tool for tool in ("systemd-analyze", "setpriv", "unshare", "adduser") if not shutil.which(tool)]
     if missing:
         subprocess.run(["apt-get", "update", "-qq"], check=True)
         subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "systemd", "util-linux",
                         "adduser"], check=True)
-
-
-def shutil_which(tool):
-    return any(os.access(os.path.join(folder, tool), os.X_OK) for folder in os.environ["PATH"].split(":"))
 
 
 def check_contents(deb):
