@@ -171,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WotsRelayLaunchTests",
-            dependencies: ["WotsRelayLaunch", "WotsCore"],
+            dependencies: ["WotsRelayLaunch", "WotsCore", "WotsTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WotsCore
+import WotsTesting
 
 @testable import WotsRelayLaunch
 

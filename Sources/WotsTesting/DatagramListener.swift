@@ -5,12 +5,13 @@ import WotsCore
     import Glibc
 #endif
 
-/// A real unix datagram socket bound where a service manager would listen, for `SystemdNotifier` to talk to.
-struct DatagramListener {
+/// A real unix datagram socket bound where systemd would listen for `NOTIFY_SOCKET` messages.
+public struct DatagramListener: Sendable {
     let descriptor: Int32
     let path: String?
 
-    init(name: String) throws {
+    /// Binds `name`: a path, or `@name` in the abstract namespace.
+    public init(name: String) throws {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -30,7 +31,7 @@ struct DatagramListener {
     }
 
     /// The next datagram, or an error when none arrives in time.
-    func receive(within timeout: Duration) throws -> String {
+    public func receive(within timeout: Duration) throws -> String {
         var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, Int32(timeout.components.seconds * 1_000))
         guard ready == 1 else { throw WotsError(.internalError, "no datagram within \(timeout)") }
@@ -40,7 +41,7 @@ struct DatagramListener {
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
-    func close() {
+    public func close() {
         _ = Glibc.close(self.descriptor)
         if let path { unlink(path) }
     }
