@@ -2,10 +2,11 @@
 SWIFT ?= swift
 DATABASE ?= sqlite:./wots-data/relay.sqlite
 PREFIX ?= /usr/local
+SCRATCH ?= .build
 FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Fuzz/Package.swift Fuzz/Sources
 FUZZ_SECONDS ?= 60
 
-.PHONY: run build install test fuzz bench bench-crypto bench-storage bench-relay demo format lint clean
+.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -16,16 +17,35 @@ build:
 	$(SWIFT) build
 
 ## Release build, then wots and wots-relay into $(PREFIX)/bin (default /usr/local; PREFIX=~/.local for one user),
-## with the relay's migrations (SwiftPM resource bundles, looked up beside the executable).
+## with the relay's migrations (SwiftPM resource bundles, looked up beside the executable), man pages (the
+## generate-manual plugin of swift-argument-parser) in $(PREFIX)/share/man/man1 and bash, zsh and fish completions.
 install:
-	$(SWIFT) build -c release --product wots
-	$(SWIFT) build -c release --product wots-relay
-	bin=$$($(SWIFT) build -c release --show-bin-path) && \
+	man=$$(mktemp -d) && \
+	$(SWIFT) package --scratch-path $(SCRATCH) --disable-sandbox --allow-writing-to-directory "$$man" \
+		generate-manual --configuration release --multi-page --output-directory "$$man" && \
+	install -d "$(DESTDIR)$(PREFIX)/share/man/man1" && install -m 0644 "$$man"/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/" && \
+	rm -rf "$$man"
+	$(SWIFT) build -c release --scratch-path $(SCRATCH) --product wots
+	$(SWIFT) build -c release --scratch-path $(SCRATCH) --product wots-relay
+	bin=$$($(SWIFT) build -c release --scratch-path $(SCRATCH) --show-bin-path) && \
 	install -d "$(DESTDIR)$(PREFIX)/bin" && \
 	install -m 0755 "$$bin/wots" "$$bin/wots-relay" "$(DESTDIR)$(PREFIX)/bin/" && \
 	for bundle in wots_WotsStorageSQLite.resources wots_WotsStoragePostgres.resources; do \
 		rm -rf "$(DESTDIR)$(PREFIX)/bin/$$bundle" && cp -R "$$bin/$$bundle" "$(DESTDIR)$(PREFIX)/bin/" || exit 1; \
+	done && \
+	install -d "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" && \
+	for tool in wots wots-relay; do \
+		"$$bin/$$tool" --generate-completion-script bash >"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool" && \
+		"$$bin/$$tool" --generate-completion-script zsh >"$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool" && \
+		"$$bin/$$tool" --generate-completion-script fish >"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish" \
+		|| exit 1; \
 	done
+
+## The Debian package (release, Swift runtime linked statically): .build-deb/wots_VERSION_ARCH.deb, with the binaries,
+## man pages, completions, deploy/wots-relay.service and /etc/wots/relay.env. Needs dpkg-dev. See docs/OPERATIONS.md.
+deb:
+	bash scripts/build-deb.sh --configuration release --scratch-path $(SCRATCH) --output .build-deb
 
 ## Build and run every test: unit, contract (in-memory, SQLite, a throwaway PostgreSQL), relay, end to end.
 test:

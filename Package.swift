@@ -98,10 +98,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What starting the relay needs from outside: settings from the environment and files, systemd's notify.
+        .target(name: "WotsRelayLaunch", dependencies: ["WotsCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "wots-relay",
             dependencies: [
-                "WotsRelay", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore", "WotsCrypto",
+                "WotsRelay", "WotsRelayLaunch", "WotsStorage", "WotsStorageSQLite", "WotsStoragePostgres", "WotsCore",
+                "WotsCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,6 +169,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WotsRelayLaunchTests",
+            dependencies: ["WotsRelayLaunch", "WotsCore", "WotsTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

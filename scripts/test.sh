@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, a short fuzzing run
 # (scripts/fuzz.sh), then the checks that live outside Swift: independent Python checks of the byte layouts and of the
-# stream protocol, the OpenAPI check, the end-to-end scenarios, the process-level fault tests (PostgreSQL faults under
-# load, SQLite on a full disk) and the web client's tests. Needs root for the fault tests (PostgreSQL runs as the
-# postgres user; tmpfs mounts).
+# stream protocol, the OpenAPI check, the end-to-end scenarios, the .deb (installed, run as its systemd unit would,
+# purged), the process-level fault tests (PostgreSQL faults under load, SQLite on a full disk) and the web client's
+# tests. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs mounts) and the package check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,6 +82,13 @@ python3 scripts/check_tls.py "$(swift build --show-bin-path)"
 
 step "backups: admin backup under load and the restore, verify-backup on damaged files, migrate SQLite to PostgreSQL"
 python3 scripts/check_backup.py --relay-bin "$(swift build --show-bin-path)/wots-relay"
+
+step "package: the .deb from the debug binaries above, installed, run as its systemd unit would, purged"
+# From the debug build already made above: a release build would cost several more minutes on 2 cores. The package
+# layout, maintainer scripts, unit and env file are the ones `make deb` ships; only the binaries differ (they link the
+# toolchain's Swift runtime). The build tree is hidden from the relay so it must find its installed migrations.
+bash scripts/build-deb.sh --configuration debug --output .build/deb 2>&1 | without_tracing_warning
+python3 scripts/check_deb.py .build/deb/wots_*.deb --hide .build
 
 step "process faults: PostgreSQL connections lost under load, SQLite on a full disk"
 bash scripts/process-faults.sh "$(swift build --show-bin-path)"

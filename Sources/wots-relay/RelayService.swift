@@ -5,6 +5,7 @@ import NIOCore
 import ServiceLifecycle
 import WotsCore
 import WotsRelay
+import WotsRelayLaunch
 
 /// Prepares the database, then runs the relay application until graceful shutdown drains it.
 struct RelayService: Service {
@@ -13,6 +14,7 @@ struct RelayService: Service {
     let bus: EventBus
     let certificates: CertificateStore?
     let administration: AdministrationAddress?
+    let notifier: SystemdNotifier?
     let logger: Logger
 
     func run() async throws {
@@ -25,10 +27,16 @@ struct RelayService: Service {
         )
         let host = self.configuration.host
         let scheme = self.certificates == nil ? "http" : "https"
+        let readiness = ReadinessAnnouncer(
+            listeners: self.administration == nil ? 1 : 2,
+            notifier: self.notifier,
+            logger: self.logger
+        )
         let administration = self.administration.map { address in
             relay.buildAdministrationApplication(host: address.host, port: address.port) { channel in
                 let port = channel.localAddress?.port ?? 0
                 Self.say("wots-relay administration (metrics, health) on http://\(address.host):\(port)")
+                readiness.listenerStarted()
             }
         }
         let application = relay.buildApplication(
@@ -37,10 +45,12 @@ struct RelayService: Service {
         ) { channel in
             let port = channel.localAddress?.port ?? 0
             Self.say("wots-relay listening on \(scheme)://\(host):\(port)")
+            readiness.listenerStarted()
         }
         try await withGracefulShutdownHandler {
             try await application.run()
         } onGracefulShutdown: {
+            readiness.stopping()
             self.logger.notice(
                 "stopping: closing WebSockets and finishing requests under way",
                 metadata: ["websockets": "\(relay.openStreamCount)"]

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import UnixSignals
 import WotsCore
 import WotsRelay
+import WotsRelayLaunch
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,9 +13,32 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Start-up: the configuration is checked, the listening address is tried before the database is touched, \
             then the database is opened (PostgreSQL is retried for --startup-timeout) and migrated. SIGTERM or \
-            SIGINT stops accepting, closes WebSockets, lets requests finish for at most --drain-timeout and exits 0.
+            SIGINT stops accepting, closes WebSockets, lets requests finish for at most --drain-timeout and exits 0. \
+            Under systemd (Type=notify) READY=1 goes to $NOTIFY_SOCKET once the database is ready and every \
+            address listens, STOPPING=1 when the stop begins.
+
+            Every option is also read from an environment variable, WOTS_ and its name in capitals with _ for -: \
+            --tls-cert is WOTS_TLS_CERT, --send-rate is WOTS_SEND_RATE (WOTS_DATABASE_URL still sets --database). \
+            --config FILE reads the same KEY=VALUE lines from a file (systemd's EnvironmentFile syntax). A flag \
+            wins over the environment, the environment over the file, the file over the default. An empty value \
+            counts as unset. Repeatable options take a comma-separated list; flags take 1/yes/true/on or \
+            0/no/false/off. A WOTS_ key in the file that is no serve option is an error; in the environment it is \
+            ignored (the wots CLI reads WOTS_HOME, WOTS_RELAY, WOTS_CA_FILE) and listed by --check-config.
             """
     )
+
+    @Option(
+        help: ArgumentHelp(
+            "Read settings from FILE: KEY=VALUE lines, as systemd's EnvironmentFile (for example /etc/wots/relay.env).",
+            valueName: "FILE"
+        )
+    )
+    var config: String?
+
+    @Flag(
+        help: "Check the configuration, print every setting with its source (secrets hidden) and exit; 0 when valid."
+    )
+    var checkConfig = false
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -25,7 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "sqlite:PATH or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.",
-            discussion: "Defaults to $WOTS_DATABASE_URL, else sqlite:./wots-data/relay.sqlite."
+            discussion: "Defaults to sqlite:./wots-data/relay.sqlite. Also $WOTS_DATABASE (or $WOTS_DATABASE_URL)."
         )
     )
     var database: String?
@@ -131,7 +155,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     var databaseURL: String {
-        self.database ?? ProcessInfo.processInfo.environment["WOTS_DATABASE_URL"] ?? "sqlite:./wots-data/relay.sqlite"
+        self.database ?? "sqlite:./wots-data/relay.sqlite"
     }
 
     /// Everything the flags say, checked.
@@ -186,6 +210,10 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if self.checkConfig {
+            try self.printCheckedConfiguration()
+            return
+        }
         let level = Logger.Level(rawValue: self.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -216,6 +244,7 @@ struct Serve: AsyncParsableCommand {
             bus: bus,
             certificates: certificates,
             administration: settings.transport.administration,
+            notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment),
             logger: logger
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = backend.services.map { .init(service: $0) }
@@ -231,6 +260,24 @@ struct Serve: AsyncParsableCommand {
         group.maximumGracefulShutdownDuration = settings.drainTimeout
         try await ServiceGroup(configuration: group).run()
         logger.notice("wots-relay stopped")
+    }
+}
+
+extension Serve {
+    /// `--check-config`: the settings are already checked by `validate()`; the TLS files are loaded too, the
+    /// database is not opened.
+    func printCheckedConfiguration() throws {
+        let settings = try self.settings()
+        if let tls = settings.transport.tls {
+            _ = try CertificateStore(certificatePath: tls.certificatePath, keyPath: tls.keyPath)
+        }
+        let invocation = ServeInvocation(Array(CommandLine.arguments.dropFirst()))
+        let sources = try ServeConfigurationSources.resolve(
+            arguments: invocation?.arguments ?? [],
+            environment: ProcessInfo.processInfo.environment,
+            options: ServeOption.ofServe
+        )
+        FileHandle.standardOutput.write(Data(ConfigurationReport(sources: sources).text.utf8))
     }
 }
 

@@ -34,7 +34,8 @@ struct TransportOptions: ParsableArguments {
         name: .customLong("admin-address"),
         help: ArgumentHelp(
             "HOST:PORT for /metrics, /healthz and /readyz (plain HTTP), or none.",
-            discussion: "Defaults to $WOTS_ADMIN_ADDRESS, else 127.0.0.1:9090. Port 0 picks a free one. /metrics "
+            discussion:
+                "Defaults to 127.0.0.1:9090 (as every option, also $WOTS_ADMIN_ADDRESS). Port 0 picks a free one. /metrics "
                 + "is never on the public address; /healthz and /readyz are on both.",
             valueName: "ADDRESS"
         )
@@ -59,10 +60,7 @@ struct TransportOptions: ParsableArguments {
                 }
             }
         )
-        let text =
-            self.adminAddress ?? ProcessInfo.processInfo.environment["WOTS_ADMIN_ADDRESS"].flatMap {
-                $0.isEmpty ? nil : $0
-            } ?? "127.0.0.1:9090"
+        let text = self.adminAddress ?? "127.0.0.1:9090"
         let administration = try AdministrationAddress.parse(text)
         if let administration, administration.port != 0, administration.port == publicPort,
             administration.host == publicHost

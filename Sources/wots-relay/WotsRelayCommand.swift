@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WotsCore
+import WotsRelayLaunch
 
 @main
 struct WotsRelayCommand: AsyncParsableCommand {
@@ -18,7 +19,7 @@ struct WotsRelayCommand: AsyncParsableCommand {
     /// Runs the command; a start-up failure is one line on stderr and exit status 1.
     static func main() async {
         do {
-            var command = try Self.parseAsRoot()
+            var command = try Self.parseAsRoot(Self.argumentsWithConfiguration())
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -30,5 +31,17 @@ struct WotsRelayCommand: AsyncParsableCommand {
         } catch {
             Self.exit(withError: error)
         }
+    }
+
+    /// The command line, with `serve` settings from the environment and a `--config` file added as flags.
+    private static func argumentsWithConfiguration() throws -> [String] {
+        let commandLine = Array(CommandLine.arguments.dropFirst())
+        guard let invocation = ServeInvocation(commandLine) else { return commandLine }
+        let sources = try ServeConfigurationSources.resolve(
+            arguments: invocation.arguments,
+            environment: ProcessInfo.processInfo.environment,
+            options: ServeOption.ofServe
+        )
+        return invocation.commandLine(with: sources)
     }
 }

@@ -30,9 +30,15 @@ final class RelayProcess: Sendable {
     }
 
     /// Starts the relay and waits until it prints the port it listens on.
-    static func start(database: String, logFile: URL, extraArguments: [String] = []) async throws -> RelayProcess {
+    static func start(
+        database: String,
+        logFile: URL,
+        extraArguments: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> RelayProcess {
         let process = Process()
         process.executableURL = Self.binary
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         process.arguments =
             [
                 "serve", "--port", "0", "--database", database, "--send-rate", "100000",

@@ -141,6 +141,24 @@ import WotsTesting
         #expect(relay.terminate() == 0)
     }
 
+    @Test func systemdHearsReadyOnceTheRelayServesAndStoppingOnSigterm() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let socketName = "@wots-notify-\(UUID().uuidString)"
+        let listener = try DatagramListener(name: socketName)
+        defer { listener.close() }
+        let relay = try await RelayProcess.start(
+            database: "sqlite:\(folder.path)/relay.sqlite",
+            logFile: folder.appendingPathComponent("relay.log"),
+            environment: ["NOTIFY_SOCKET": socketName]
+        )
+        #expect(try listener.receive(within: .seconds(30)) == "READY=1")
+        let (status, _) = try await relay.request("/readyz")
+        #expect(status == 200)
+        #expect(relay.terminate() == 0)
+        #expect(try listener.receive(within: .seconds(5)) == "STOPPING=1")
+    }
+
     /// Two relay processes on one fresh PostgreSQL database, both stopped cleanly afterwards.
     func withTwoRelaysOnPostgres(_ body: (RelayProcess, RelayProcess) async throws -> Void) async throws {
         let url = try #require(
