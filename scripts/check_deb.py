@@ -16,6 +16,7 @@ Prints "N passed"; exits 1 naming the first failing check.
 """
 import ctypes
 import grp
+import json
 import os
 import pwd
 import re
@@ -215,6 +216,15 @@ def main():
         check("the database is the wots user's, 0600 (UMask=0077), in the state directory",
               database_stat.st_uid == user.pw_uid and stat.S_IMODE(database_stat.st_mode) == 0o600,
               oct(database_stat.st_mode))
+        admin_stats = run("setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups",
+                          "/usr/bin/wots-relay", "admin", "stats", "--config", "/etc/wots/relay.env", "--json",
+                          cwd=state, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        try:
+            accounts = json.loads(admin_stats.stdout).get("accounts")
+        except ValueError:
+            accounts = None
+        check("wots-relay admin stats --config /etc/wots/relay.env reads the running relay's database as wots",
+              admin_stats.returncode == 0 and accounts == 0, admin_stats.stdout + admin_stats.stderr)
         relay.send_signal(signal.SIGTERM)
         seen = receive(listener, "STOPPING=1", relay)
         check("STOPPING=1 arrives on SIGTERM", True, seen)

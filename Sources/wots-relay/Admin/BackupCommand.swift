@@ -25,7 +25,7 @@ struct BackupCommand: AsyncParsableCommand {
     var to: String?
 
     func validate() throws {
-        if self.options.databaseURL.hasPrefix("sqlite:"), (self.to ?? "").isEmpty {
+        if try self.options.databaseURL.hasPrefix("sqlite:"), (self.to ?? "").isEmpty {
             throw ValidationError("--to FILE is required for a SQLite database")
         }
     }
