@@ -19,22 +19,8 @@ SCRATCH=${WOTS_E2E_SCRATCH:-$ROOT/.build}
 USERS=${WOTS_E2E_USERS:-250}
 cd "$ROOT"
 
-if [[ "${WOTS_E2E_SKIP_BUILD:-0}" != 1 ]]; then
-    echo "building wots and wots-relay…" >&2
-    swift build --scratch-path "$SCRATCH" --product wots-relay >&2 || { echo "FAIL: build wots-relay" >&2; exit 1; }
-    swift build --scratch-path "$SCRATCH" --product wots >&2 || { echo "FAIL: build wots" >&2; exit 1; }
-fi
-BIN=$(swift build --scratch-path "$SCRATCH" --show-bin-path)
-WOTS_BIN="$BIN/wots"
-RELAY_BIN="$BIN/wots-relay"
-[[ -x "$WOTS_BIN" && -x "$RELAY_BIN" ]] || { echo "FAIL: binaries missing in $BIN" >&2; exit 1; }
-
-if [[ "${WOTS_E2E_POSTGRES:-0}" == 1 ]]; then
-    WOTS_E2E_POSTGRES=0 WOTS_E2E_SKIP_BUILD=1 bash "$ROOT/scripts/e2e.sh" || exit 1
-    echo "==> the same scenarios on PostgreSQL" >&2
-    exec bash scripts/with-postgres.sh env WOTS_E2E_POSTGRES=0 WOTS_E2E_SKIP_BUILD=1 \
-        bash -c 'WOTS_E2E_DATABASE="$WOTS_TEST_POSTGRES_URL" exec bash "$0"' "$ROOT/scripts/e2e.sh"
-fi
+source "$ROOT/scripts/e2e-binaries.sh"
+e2e_binaries "$ROOT/scripts/e2e.sh" "the same scenarios"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/wots-e2e.XXXXXX")
 RELAY_PID=""
