@@ -17,7 +17,8 @@ build:
 	$(SWIFT) build
 
 ## Release build, then wots and wots-relay into $(PREFIX)/bin (default /usr/local; PREFIX=~/.local for one user),
-## with the relay's migrations (SwiftPM resource bundles, looked up beside the executable), man pages (the
+## with the relay's migrations (SwiftPM resource bundles, looked up beside the executable), the browser client in
+## $(PREFIX)/share/wots/web (found as ../share/wots/web from the relay executable), man pages (the
 ## generate-manual plugin of swift-argument-parser) in $(PREFIX)/share/man/man1 and bash, zsh and fish completions.
 install:
 	man=$$(mktemp -d) && \
@@ -33,6 +34,7 @@ install:
 	for bundle in wots_WotsStorageSQLite.resources wots_WotsStoragePostgres.resources; do \
 		rm -rf "$(DESTDIR)$(PREFIX)/bin/$$bundle" && cp -R "$$bin/$$bundle" "$(DESTDIR)$(PREFIX)/bin/" || exit 1; \
 	done && \
+	bash web/tools/install-web.sh "$(DESTDIR)$(PREFIX)/share/wots/web" && \
 	install -d "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" && \
 	for tool in wots wots-relay; do \

@@ -81,6 +81,7 @@ for page in "$root"/usr/share/man/man1/*.*.1.gz; do
     name=$(basename "$page" .1.gz)
     ln -s "$(basename "$page")" "$root/usr/share/man/man1/${name//./-}.1.gz"
 done
+bash web/tools/install-web.sh "$root/usr/share/wots/web"
 install -m 0644 deploy/wots-relay.service "$root/lib/systemd/system/"
 install -m 0640 deploy/relay.env "$root/etc/wots/relay.env"
 install -m 0644 README.md SECURITY.md docs/OPERATIONS.md CHANGELOG.md "$root/usr/share/doc/wots/"

@@ -80,9 +80,11 @@ def check_contents(deb):
         "/usr/share/bash-completion/completions/wots-relay", "/usr/share/zsh/vendor-completions/_wots-relay",
         "/usr/share/fish/vendor_completions.d/wots-relay.fish", "/usr/share/bash-completion/completions/wots",
         "/lib/systemd/system/wots-relay.service", "/etc/wots/relay.env", "/usr/share/doc/wots/OPERATIONS.md",
+        "/usr/share/wots/web/index.html",
     ]
     missing = [path for path in expected if path not in paths]
-    check("dpkg-deb -c lists binaries, migrations, man pages, completions, unit, env file", not missing, missing)
+    check("dpkg-deb -c lists binaries, migrations, man pages, completions, unit, env file, web client",
+          not missing, missing)
     env_line = next(line for line in listing.splitlines() if line.endswith("./etc/wots/relay.env"))
     check("the env file is packaged 0640", env_line.startswith("-rw-r-----"), env_line)
     info = run("dpkg-deb", "-f", deb, "Depends", "Version").stdout
@@ -209,6 +211,8 @@ def main():
         seen = receive(listener, "READY=1", relay)
         check("READY=1 arrives on the abstract NOTIFY_SOCKET", True, seen)
         check("/readyz is 200 on the public address", status(f"http://127.0.0.1:{port}/readyz") == 200, relay_log())
+        check("the installed relay serves the browser client from /usr/share/wots/web at /",
+              status(f"http://127.0.0.1:{port}/") == 200, relay_log())
         check("/readyz is 200 on the administration address",
               status(f"http://127.0.0.1:{admin}/readyz") == 200, relay_log())
         database = os.path.join(state, "relay.sqlite")

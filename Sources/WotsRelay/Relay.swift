@@ -79,6 +79,9 @@ public struct Relay: Sendable {
         if !self.configuration.trustedProxies.ranges.isEmpty {
             router.add(middleware: ClientAddressMiddleware(proxies: self.configuration.trustedProxies))
         }
+        if let webClient = self.configuration.webClient {
+            router.add(middleware: WebClientMiddleware(client: webClient))
+        }
         self.healthRoutes.registerProbes(on: router)
         DirectoryRoutes(storage: self.storage, publisher: self.logPublisher).register(on: router)
         LogRoutes(publisher: self.logPublisher).register(on: router)

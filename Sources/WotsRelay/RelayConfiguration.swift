@@ -84,6 +84,8 @@ public struct RelayConfiguration: Sendable {
     public var trustedProxies: TrustedProxies = .none
     /// Who may register: anyone (the default, for a personal relay), holders of an operator's invite, or nobody.
     public var registration: RegistrationMode = .open
+    /// The browser client served at `GET /`. Default nil: the API only.
+    public var webClient: WebClient? = nil
 
     public init() {}
 

@@ -135,6 +135,24 @@ struct Serve: AsyncParsableCommand {
     )
     var fragmentTimeout = "10s"
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Serve the browser client at / (--no-web: the API only).",
+            discussion: "Files from --web-root, else ../share/wots/web beside the executable, else the source "
+                + "checkout's web/ folder."
+        )
+    )
+    var web = true
+
+    @Option(
+        help: ArgumentHelp(
+            "Folder of the browser client (index.html, css/, js/, img/); read once at start.",
+            valueName: "DIR"
+        )
+    )
+    var webRoot: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -236,10 +254,12 @@ struct Serve: AsyncParsableCommand {
         // Logged once the configuration is known good, so a start error stays one line.
         logger.info("descriptor limit", metadata: ["RLIMIT_NOFILE": "\(descriptorLimit)"])
         logger.info("registration", metadata: ["mode": "\(settings.relay.registration.rawValue)"])
+        var relayConfiguration = settings.relay
+        relayConfiguration.webClient = try self.loadWebClient(logger: logger)
         let bus = EventBus()
         let backend = try await settings.storage.open(bus: bus, logger: Relay.libraryLogger(from: logger))
         let relayService = RelayService(
-            configuration: settings.relay,
+            configuration: relayConfiguration,
             backend: backend,
             bus: bus,
             certificates: certificates,
@@ -264,6 +284,27 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// The browser client, unless `--no-web`. An explicit `--web-root` that cannot be read stops the start; a client
+    /// not found where it is looked for by default is logged, and the relay serves the API alone.
+    func loadWebClient(logger: Logger) throws -> WebClient? {
+        guard self.web else { return nil }
+        if let webRoot = self.webRoot {
+            return try WebClient.load(from: URL(fileURLWithPath: webRoot))
+        }
+        guard let root = WebClientLocation.defaultRoot() else {
+            logger.warning("web client not found (give --web-root DIR, or --no-web); serving the API only")
+            return nil
+        }
+        do {
+            let client = try WebClient.load(from: root)
+            logger.info("web client", metadata: ["root": "\(root.path)", "files": "\(client.files.count)"])
+            return client
+        } catch {
+            logger.warning("web client not served", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
     /// `--check-config`: the settings are already checked by `validate()`; the TLS files are loaded too, the
     /// database is not opened.
     func printCheckedConfiguration() throws {
