@@ -79,10 +79,10 @@ describe('opening refuses a changed envelope, naming the first check that fails'
 
     test('version: the binary form refuses it as unsupported, and so does opening', async () => {
         const bytes = serialized.slice();
-        bytes[0] = 2;
+        bytes[0] = 3;
         assert.throws(() => Envelope.fromSerialized(bytes), (error) => error instanceof DomainError && error.code === 'unsupported_version');
         const envelope = Envelope.fromSerialized(serialized);
-        envelope.header.version = 2;
+        envelope.header.version = 3;
         await rejectsWith(assert, open(envelope), CryptoError, 'unsupported_version');
         await rejectsWith(assert, verifyEnvelopeSignature(envelope, alice.publicKeys), CryptoError, 'unsupported_version');
     });
@@ -219,7 +219,9 @@ describe('parsing refuses truncated and garbage binary forms', () => {
 
 describe('the JSON form refuses bad fields', () => {
     const cases = [
-        ['version 2', { version: 2 }, 'unsupported_version'],
+        ['version 3', { version: 3 }, 'unsupported_version'],
+        ['version 1 with expiresAt', { expiresAt: 0 }, 'malformed_envelope'],
+        ['version 2 without expiresAt', { version: 2 }, 'malformed_envelope'],
         ['version as text', { version: '1' }, 'malformed_envelope'],
         ['an id that is not a UUID', { id: 'not-a-uuid' }, 'malformed_envelope'],
         ['an uppercase token', { sender: vector.envelope.sender.toUpperCase() }, 'invalid_token'],

@@ -23,6 +23,8 @@ import { encryptOAEP, RSAParameters, verifyPSS } from './rsa.js';
  * @param {import('./keys.js').IdentityKeys} input.identity the sender's private keys
  * @param {import('./token.js').Token} input.recipient
  * @param {import('./keys.js').PublicKeys} input.recipientKeys as the directory published them (and the user verified)
+ * @param {number} [input.version] default `EnvelopeHeader.currentVersion` (2); 1 for a relay that reads only v1
+ * @param {bigint | number} [input.expiresAt] version 2: milliseconds when it vanishes, default 0 (never)
  * @returns {Promise<Envelope>}
  * @throws {CryptoError} `invalidKey` for unusable recipient keys
  */
@@ -35,15 +37,19 @@ export async function sealEnvelope(input) {
         identity,
         recipient,
         recipientKeys,
+        version = EnvelopeHeader.currentVersion,
+        expiresAt = 0,
     } = input;
     const recipientParsed = await ParsedPublicKeys.parse(recipientKeys);
     const header = new EnvelopeHeader({
+        version,
         messageID,
         sender,
         senderFingerprint: identity.fingerprint,
         recipient,
         recipientFingerprint: recipientParsed.fingerprint,
         sentAtMilliseconds: sentAt instanceof Date ? Math.max(0, Math.floor(sentAt.getTime())) : sentAt,
+        expiresAtMilliseconds: expiresAt,
     });
     const contentKey = randomBytes(AESGCM.keySize);
     const nonce = randomBytes(AESGCM.nonceSize);
@@ -143,10 +149,10 @@ export async function verifyEnvelopeSignature(envelope, senderKeys) {
 }
 
 function checkVersion(header) {
-    if (header.version !== EnvelopeHeader.currentVersion) {
+    if (!EnvelopeHeader.supportedVersions.includes(header.version)) {
         throw new CryptoError(
             CryptoErrorCode.unsupportedVersion,
-            `envelope version ${header.version} is not supported (only ${EnvelopeHeader.currentVersion})`,
+            `envelope version ${header.version} is not supported (only ${EnvelopeHeader.supportedVersions.join(' and ')})`,
         );
     }
 }

@@ -10,8 +10,15 @@ import { Fingerprint } from './fingerprint.js';
 import { Token } from './token.js';
 
 export class Envelope {
-    /** Domain-separation label that starts the signed bytes (the zero byte included). */
+    /** Domain-separation label that starts a version 1 envelope's signed bytes (the zero byte included). */
     static signatureLabel = label('wots-envelope-v1');
+    /** The same for version 2. */
+    static signatureLabelV2 = label('wots-envelope-v2');
+
+    /** The label that starts the signed bytes of an envelope of `version`. */
+    static signatureLabelOf(version) {
+        return version === 1 ? Envelope.signatureLabel : Envelope.signatureLabelV2;
+    }
     static nonceSize = 12;
 
     /**
@@ -37,7 +44,7 @@ export class Envelope {
 
     /** What the sender signs: label and zero byte, then the binary form without its signature field. */
     get signedBytes() {
-        return concatBytes(Envelope.signatureLabel, this.unsignedBody);
+        return concatBytes(Envelope.signatureLabelOf(this.header.version), this.unsignedBody);
     }
 
     /** The canonical binary form. */
@@ -73,7 +80,7 @@ export class Envelope {
      */
     toJSON() {
         const { header } = this;
-        return {
+        const json = {
             version: header.version,
             id: header.messageID,
             sender: header.sender.toString(),
@@ -86,6 +93,8 @@ export class Envelope {
             ciphertext: toBase64(this.ciphertext),
             signature: toBase64(this.signature),
         };
+        if (header.version >= 2) json.expiresAt = Number(header.expiresAtMilliseconds);
+        return json;
     }
 
     /**
@@ -99,6 +108,8 @@ export class Envelope {
         checkVersion(json.version);
         // A JSON number above 2^53 − 1 may have been rounded on the way in; it is refused, never rounded again.
         const sentAt = checkedSentAt(json.sentAt);
+        if (json.version === 1 && json.expiresAt !== undefined) throw malformed('a version 1 envelope has no expiresAt');
+        if (json.version >= 2 && json.expiresAt === undefined) throw malformed('a version 2 envelope needs expiresAt');
         const header = new EnvelopeHeader({
             version: json.version,
             messageID: json.id,
@@ -107,6 +118,7 @@ export class Envelope {
             recipient: Token.parse(json.recipient),
             recipientFingerprint: Fingerprint.fromHex(strictHex(json.recipientFingerprint)),
             sentAtMilliseconds: sentAt,
+            expiresAtMilliseconds: json.version >= 2 ? checkedSentAt(json.expiresAt) : 0n,
         });
         const base64Field = (key) => {
             const bytes = fromBase64(json[key]);

@@ -13,6 +13,7 @@ export const DomainErrorCode = Object.freeze({
     malformedEnvelope: 'malformed_envelope',
     unsupportedVersion: 'unsupported_version',
     sentAtOutOfRange: 'sent_at_out_of_range',
+    malformed: 'malformed',
 });
 
 /** Codes of a cryptographic operation that failed or refused its input. */

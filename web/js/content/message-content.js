@@ -1,0 +1,193 @@
+/**
+ * The plaintext of a version 2 envelope (v2-spec §2): one UTF-8 JSON object of at most 60 KiB with a string
+ * `type`. Readers ignore unknown keys; an unknown type is kept (`MessageContent.isKnown` says no) and shown as
+ * "unsupported message (TYPE)", never an error. Names follow WotsCore's `MessageContent`.
+ */
+
+import { fromUTF8, utf8 } from '../crypto/bytes.js';
+import { DomainError, DomainErrorCode } from '../crypto/errors.js';
+import { Token } from '../crypto/token.js';
+import { messageIDBytes, messageIDFromBytes } from '../crypto/message-id.js';
+
+export const MessageContentType = Object.freeze({
+    text: 'text',
+    receipt: 'receipt',
+    typing: 'typing',
+    attachment: 'attachment',
+    settings: 'settings',
+    profile: 'profile',
+    checkpoint: 'checkpoint',
+});
+
+export const ReceiptStatus = Object.freeze({ delivered: 'delivered', read: 'read' });
+export const TypingState = Object.freeze({ started: 'started', stopped: 'stopped' });
+
+const known = new Set(Object.values(MessageContentType));
+
+export const MessageContent = Object.freeze({
+    /** Largest plaintext, before padding. */
+    maximumSize: 60 * 1024,
+    /** Pairs one receipt may name. */
+    maximumReceiptMessages: 100,
+    /** Attachment chunk size (v2-spec §5). */
+    chunkSize: 65536,
+
+    text(text, { disappearAfter = 0 } = {}) {
+        return withTimer({ type: 'text', text: String(text) }, disappearAfter);
+    },
+
+    /** @param {Array<{sender: string, id: string}>} messages 1–100 message keys */
+    receipt(status, messages) {
+        return { type: 'receipt', status, messages: messages.map(({ sender, id }) => ({ sender: String(sender), id })) };
+    },
+
+    typing(state) {
+        return { type: 'typing', state };
+    },
+
+    settings(disappearAfter) {
+        return { type: 'settings', disappearAfter };
+    },
+
+    /** The UTF-8 JSON bytes of `content`, after checking it as a reader would. */
+    encode(content) {
+        const bytes = utf8(JSON.stringify(MessageContent.checked(content)));
+        if (bytes.length > MessageContent.maximumSize) {
+            throw malformed(`message content is ${bytes.length} bytes (at most ${MessageContent.maximumSize})`);
+        }
+        return bytes;
+    },
+
+    /**
+     * Reads a plaintext. Unknown keys are dropped by nobody (the object is returned as read); an unknown type
+     * passes; a known type with a bad field is refused.
+     * @throws {DomainError} `malformed` naming the field and the rule
+     */
+    decode(bytes) {
+        if (bytes.length > MessageContent.maximumSize) {
+            throw malformed(`message content is ${bytes.length} bytes (at most ${MessageContent.maximumSize})`);
+        }
+        let value;
+        try {
+            value = JSON.parse(fromUTF8(bytes));
+        } catch {
+            throw malformed('message content is not UTF-8 JSON');
+        }
+        return MessageContent.checked(value);
+    },
+
+    isKnown(content) {
+        return known.has(content.type);
+    },
+
+    /** Whether the recipient answers it with a `delivered` (and `read`) receipt: text and attachments only. */
+    wantsReceipt(content) {
+        return content.type === 'text' || content.type === 'attachment';
+    },
+
+    /**
+     * The disappearing timer's rule: a non-zero `disappearAfter` needs `expiresAt = sentAt + 1000 × disappearAfter`.
+     * @param {object} content a decoded content
+     * @param {import('../crypto/envelope-header.js').EnvelopeHeader} header its verified header
+     * @throws {DomainError} `malformed` on a mismatch (the relay cannot shorten or lengthen a timer)
+     */
+    checkTimer(content, header) {
+        const after = content.disappearAfter ?? 0;
+        if (after === 0) return;
+        const expected = header.sentAtMilliseconds + BigInt(after) * 1000n;
+        if (header.expiresAtMilliseconds !== expected) {
+            throw malformed(`expiresAt ${header.expiresAtMilliseconds} is not sentAt + ${after} s (${expected})`);
+        }
+    },
+
+    /** `content`, if every field its type defines is as v2-spec §2 says. */
+    checked(content) {
+        if (content === null || typeof content !== 'object' || Array.isArray(content)) {
+            throw malformed('message content is not a JSON object');
+        }
+        if (typeof content.type !== 'string' || content.type.length === 0) {
+            throw malformed('message content has no string type');
+        }
+        if (content.disappearAfter !== undefined) checkSeconds(content.disappearAfter, 'disappearAfter');
+        const check = checkers[content.type];
+        if (check) check(content);
+        return content;
+    },
+});
+
+const checkers = {
+    text(content) {
+        if (typeof content.text !== 'string') throw malformed('text content needs a string text');
+    },
+    receipt(content) {
+        if (!Object.values(ReceiptStatus).includes(content.status)) {
+            throw malformed(`receipt status ${JSON.stringify(content.status)} is not delivered or read`);
+        }
+        const { messages } = content;
+        if (!Array.isArray(messages) || messages.length < 1 || messages.length > MessageContent.maximumReceiptMessages) {
+            throw malformed('a receipt names 1–100 messages');
+        }
+        for (const key of messages) {
+            Token.parse(key?.sender);
+            const id = messageIDBytes(key?.id);
+            if (id === null) throw malformed(`receipt message id ${JSON.stringify(key?.id)} is not a UUID`);
+            key.id = messageIDFromBytes(id).toLowerCase();
+        }
+    },
+    typing(content) {
+        if (!Object.values(TypingState).includes(content.state)) {
+            throw malformed(`typing state ${JSON.stringify(content.state)} is not started or stopped`);
+        }
+    },
+    settings(content) {
+        checkSeconds(content.disappearAfter, 'settings disappearAfter');
+    },
+    attachment(content) {
+        checkAttachmentFields(content);
+        if (content.caption !== undefined && typeof content.caption !== 'string') {
+            throw malformed('attachment caption must be a string');
+        }
+    },
+    profile(content) {
+        const avatar = content.avatar;
+        if (avatar === null || typeof avatar !== 'object') throw malformed('profile needs an avatar object');
+        if (avatar.preset !== undefined) {
+            if (typeof avatar.preset !== 'string') throw malformed('avatar preset must be a string');
+        } else {
+            checkAttachmentFields(avatar.image ?? {});
+        }
+    },
+    checkpoint(content) {
+        if (typeof content.note !== 'string') throw malformed('checkpoint needs a string note');
+    },
+};
+
+function checkAttachmentFields(fields) {
+    if (typeof fields.blob !== 'string' || !/^[a-z2-7]{26}$/.test(fields.blob)) {
+        throw malformed('attachment blob must be a 26-character base32 id');
+    }
+    if (typeof fields.key !== 'string' || !/^[A-Za-z0-9+/]{43}=$/.test(fields.key)) {
+        throw malformed('attachment key must be 32 bytes of standard base64');
+    }
+    if (typeof fields.digest !== 'string' || !/^[0-9a-f]{64}$/.test(fields.digest)) {
+        throw malformed('attachment digest must be 64 lowercase hex digits');
+    }
+    checkSeconds(fields.size, 'attachment size');
+    if (fields.chunkSize !== MessageContent.chunkSize) throw malformed('attachment chunkSize must be 65536');
+    if (typeof fields.name !== 'string' || typeof fields.mediaType !== 'string') {
+        throw malformed('attachment needs a string name and mediaType');
+    }
+}
+
+function checkSeconds(value, what) {
+    if (!Number.isSafeInteger(value) || value < 0) throw malformed(`${what} ${value} is not a non-negative integer`);
+}
+
+function withTimer(content, disappearAfter) {
+    if (disappearAfter) content.disappearAfter = disappearAfter;
+    return content;
+}
+
+function malformed(reason) {
+    return new DomainError(DomainErrorCode.malformed, reason);
+}
