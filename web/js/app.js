@@ -1,0 +1,94 @@
+/**
+ * The page: loads the account this browser keeps (or offers register / restore), then routes by the URL's hash:
+ * `#home` (conversations), `#directory`, `#chat/TOKEN`. Views are in views/, the account logic in messenger/.
+ */
+
+import { Messenger } from './messenger/messenger.js';
+import { registerView, restoreView } from './views/account-views.js';
+import { chatView } from './views/chat-view.js';
+import { avatarPicture, h, replace } from './views/dom.js';
+import { conversationsView, directoryView } from './views/list-views.js';
+
+const app = {
+    root: document.getElementById('app'),
+    bar: document.getElementById('account-bar'),
+    status: document.getElementById('status'),
+    messenger: null,
+    leave: () => {},
+    onAccount(messenger) {
+        app.messenger = messenger;
+        messenger.addEventListener('stream', ({ detail }) => {
+            const words = { connecting: 'Connecting…', ready: '', offline: 'Offline: reconnecting…', stopped: '' };
+            app.status.textContent = words[detail.state] ?? '';
+            document.body.dataset.stream = detail.state;
+        });
+        messenger.start();
+        drawBar();
+        if (location.hash === '#home') route();
+        else location.hash = '#home';
+    },
+};
+
+function drawBar() {
+    const { messenger } = app;
+    if (!messenger) {
+        replace(app.bar);
+        return;
+    }
+    const { account } = messenger;
+    replace(app.bar,
+        h('a', { href: '#home' }, 'Chats'),
+        h('a', { href: '#directory' }, 'Directory'),
+        h('span', { class: 'me', dataset: { testid: 'me' } }, avatarPicture(account.avatar?.preset, account.nickname, 28), account.nickname),
+        h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out'));
+}
+
+async function logout() {
+    if (!confirm('Log out and delete your keys and messages from this browser? You can restore the account with your nickname and secret.')) return;
+    app.leave();
+    await app.messenger.logout();
+    app.messenger = null;
+    drawBar();
+    location.hash = '#register';
+    route();
+}
+
+let routing = 0;
+
+async function route() {
+    const generation = ++routing;
+    app.leave();
+    app.leave = () => {};
+    const [view, argument] = location.hash.slice(1).split('/');
+    if (!app.messenger) {
+        if (view === 'restore') restoreView(app);
+        else registerView(app);
+        return;
+    }
+    let leave = () => {};
+    if (view === 'directory') await directoryView(app);
+    else if (view === 'chat' && argument) leave = await chatView(app, argument);
+    else leave = await conversationsView(app);
+    // Another route began while this view loaded: this one is already replaced.
+    if (generation !== routing) {
+        leave();
+        return;
+    }
+    app.leave = leave;
+    app.root.focus({ preventScroll: true });
+}
+
+window.addEventListener('hashchange', route);
+
+try {
+    const messenger = await Messenger.load();
+    if (messenger) {
+        const hash = location.hash;
+        app.onAccount(messenger);
+        if (hash.startsWith('#chat/') || hash === '#directory') location.hash = hash;
+    } else {
+        route();
+    }
+} catch (error) {
+    app.status.textContent = `This browser cannot run Wots: ${error.message}`;
+}

@@ -1,0 +1,306 @@
+/**
+ * The browser's Wots account, as WotsClient's `Messenger`: register or restore (keys made and opened here, never on
+ * the relay), then conversations over the stream. Events (an `EventTarget`): `conversation` (detail: the peer's
+ * token) when a conversation's messages changed, `typing` ({peer, state}), `contacts` when a contact changed
+ * (a key change waiting), `stream` ({state}).
+ */
+
+import { fromBase64, toBase64, utf8 } from '../crypto/bytes.js';
+import { EnvelopeHeader } from '../crypto/envelope-header.js';
+import { sealEnvelope } from '../crypto/envelope-sealing.js';
+import { Fingerprint, SafetyNumber } from '../crypto/fingerprint.js';
+import { IdentityKeys, PublicKeys } from '../crypto/keys.js';
+import { Nickname } from '../crypto/nickname.js';
+import { PrivateRecord } from '../crypto/private-record.js';
+import { RegistrationProof } from '../crypto/proofs.js';
+import { KeyDerivationParameters } from '../crypto/secret.js';
+import { Token } from '../crypto/token.js';
+import { MessageContent } from '../content/message-content.js';
+import { RelayClient } from '../protocol/relay-client.js';
+import { RelayError } from '../protocol/relay-error.js';
+import { StreamClient } from '../protocol/stream-client.js';
+import { LocalStore } from '../storage/local-store.js';
+import { StorageKey } from '../storage/storage-key.js';
+import { ContactBook } from './contact-book.js';
+import { deriveInWorker } from './key-derivation.js';
+import { Receiving } from './receiving.js';
+
+export class Messenger extends EventTarget {
+    constructor({ store, relay, account, identity }) {
+        super();
+        this.store = store;
+        this.relay = relay;
+        this.account = account;
+        this.identity = identity;
+        this.token = Token.parse(account.token);
+        this.contacts = new ContactBook(store, relay);
+        this.receiving = new Receiving(this);
+        /** The envelope version the relay takes: 2 until it answers `unsupported_version`, then 1 (text only). */
+        this.sendVersion = account.sendVersion ?? EnvelopeHeader.currentVersion;
+        this.readReceipts = account.readReceipts ?? true;
+        relay.authenticate({ token: this.token, identity });
+        this.stream = new StreamClient({
+            relay,
+            onMessage: (frame) => this.receiving.receive(frame),
+            onState: (state) => this.emit('stream', { state }),
+        });
+    }
+
+    // Account
+
+    /** The account kept in this browser, or null. */
+    static async load({ relay = new RelayClient() } = {}) {
+        const store = await LocalStore.open();
+        const account = await store.loadAccount();
+        if (!account) return null;
+        const identity = await IdentityKeys.fromPKCS8({
+            signing: fromBase64(account.privateKeys.signing),
+            encryption: fromBase64(account.privateKeys.encryption),
+        });
+        return new Messenger({ store, relay, account, identity });
+    }
+
+    /**
+     * Makes keys here, seals them under the secret (scrypt in a worker), registers at the relay, keeps the account.
+     * @param {{nickname: string, secret: string, avatar?: {preset: string}, invite?: string,
+     *   onProgress?: (fraction: number) => void}} input
+     */
+    static async register({ nickname, secret, avatar, invite, onProgress, relay = new RelayClient() }) {
+        const name = new Nickname(nickname);
+        const [identity, relayID] = await Promise.all([IdentityKeys.generate({ extractable: true }), relay.relayID()]);
+        const token = Token.random();
+        const parameters = KeyDerivationParameters.random();
+        const keys = await deriveInWorker(secret, parameters, onProgress);
+        const privateRecord = await PrivateRecord.sealWithKeys({ identity, token, keys, parameters, avatar });
+        const proof = await RegistrationProof.sign({ relayID, token, nickname: name, identity });
+        const request = {
+            token: String(token),
+            nickname: String(name),
+            publicKeys: identity.publicKeys.toJSON(),
+            privateRecord: privateRecord.toJSON(),
+            proof: toBase64(proof),
+        };
+        if (invite) request.invite = invite;
+        const entry = await relay.register(request);
+        return Messenger.keep({ relay, entry, identity, keys, relayID, avatar });
+    }
+
+    /** Restores an account with its nickname and secret: the sealed record from the relay, opened here. */
+    static async restore({ nickname, secret, onProgress, relay = new RelayClient() }) {
+        const name = new Nickname(nickname);
+        const { keyDerivation } = await relay.restoreParameters(name);
+        const parameters = KeyDerivationParameters.fromJSON(keyDerivation);
+        const keys = await deriveInWorker(secret, parameters, onProgress);
+        const account = await relay.restore(name, keys);
+        const record = PrivateRecord.fromJSON(account.privateRecord);
+        const identity = await record.openIdentityWithKeys(keys, { extractable: true });
+        if (identity.fingerprint.hex !== account.entry.fingerprint) {
+            throw new RelayError('key_changed', 'the restored keys are not the ones the directory publishes');
+        }
+        const relayID = await relay.relayID();
+        return Messenger.keep({ relay, entry: account.entry, identity, keys, relayID, avatar: record.avatar });
+    }
+
+    static async keep({ relay, entry, identity, keys, relayID, avatar }) {
+        const store = await LocalStore.open();
+        const privateKeys = {
+            signing: toBase64(await identity.signingPKCS8DER()),
+            encryption: toBase64(await identity.encryptionPKCS8DER()),
+        };
+        const account = {
+            token: entry.token,
+            nickname: entry.nickname,
+            relayID: toBase64(relayID),
+            publicKeys: identity.publicKeys.toJSON(),
+            fingerprint: identity.fingerprint.hex,
+            avatar: avatar ?? null,
+        };
+        await store.saveAccount({ ...account, privateKeys, storageKey: await StorageKey.derive(keys) });
+        // The session keys: private keys only as non-extractable CryptoKeys from here on.
+        const sessionIdentity = await IdentityKeys.fromPKCS8({
+            signing: fromBase64(privateKeys.signing),
+            encryption: fromBase64(privateKeys.encryption),
+        });
+        return new Messenger({ store, relay, account, identity: sessionIdentity });
+    }
+
+    /** Logout: closes the stream and deletes every key, contact and message this browser kept. */
+    async logout() {
+        this.stream.stop();
+        clearInterval(this.sweeper);
+        await LocalStore.forget(this.store);
+    }
+
+    start() {
+        this.stream.start();
+        this.sweeper = setInterval(() => this.receiving.sweepExpired(), 1000);
+    }
+
+    // Conversations
+
+    async conversations() {
+        const contacts = await this.store.contacts();
+        return contacts.filter((contact) => contact.token !== this.account.token);
+    }
+
+    async messages(peer) {
+        return this.store.messages(peer);
+    }
+
+    /** The safety number of the user and `contact` (pinned keys, or `changedKeys` when asked). */
+    async safetyNumber(contact, { changed = false } = {}) {
+        const theirs = changed ? contact.changedKeys.fingerprint : contact.fingerprint;
+        return SafetyNumber.of(this.identity.fingerprint, Fingerprint.fromHex(theirs));
+    }
+
+    async acceptChangedKeys(token) {
+        const { contact, held } = await this.contacts.acceptChangedKeys(await this.store.contact(token));
+        for (const frame of held) await this.receiving.receive(frame);
+        this.emit('contacts');
+        this.emit('conversation', contact.token);
+        return contact;
+    }
+
+    /**
+     * Sends a text (or another content) to `peer`. Refused with `key_changed` while a changed key waits for the
+     * user; a relay answer `recipient_key_changed` records the new key and refuses the same way.
+     */
+    async sendText(peer, text) {
+        const contact = await this.contacts.contact(peer);
+        const content = MessageContent.text(text, { disappearAfter: this.sendVersion >= 2 ? contact.disappearAfter : 0 });
+        return this.sendContent(contact, content, { keep: true });
+    }
+
+    /** Sets the conversation's disappearing timer (seconds; 0 = off) and tells the peer. */
+    async setDisappearAfter(peer, seconds) {
+        const contact = await this.contacts.contact(peer);
+        await this.store.saveContact({ ...contact, disappearAfter: seconds });
+        if (this.sendVersion >= 2) await this.sendContent(contact, MessageContent.settings(seconds), { keep: false });
+        await this.note(peer, seconds ? `disappearing messages: ${seconds} s` : 'disappearing messages off');
+    }
+
+    async sendTyping(peer, state) {
+        if (this.sendVersion < 2 || !this.stream.isReady) return;
+        const contact = await this.contacts.contact(peer);
+        if (contact.changedKeys) return;
+        const envelope = await this.seal(contact, MessageContent.typing(state));
+        await this.stream.send(envelope.toJSON(), { ephemeral: true }).catch(() => {});
+    }
+
+    async sendReceipt(peer, status, messages) {
+        if (this.sendVersion < 2 || messages.length === 0) return;
+        const contact = await this.contacts.contact(peer);
+        if (contact.changedKeys) return;
+        for (let start = 0; start < messages.length; start += MessageContent.maximumReceiptMessages) {
+            const batch = messages.slice(start, start + MessageContent.maximumReceiptMessages);
+            await this.sendContent(contact, MessageContent.receipt(status, batch), { keep: false }).catch(() => {});
+        }
+    }
+
+    /** Marks the peer's messages read and sends one `read` receipt for those not yet read. */
+    async markRead(peer) {
+        const unread = (await this.store.messages(peer)).filter((message) => message.direction === 'in' && !message.read
+            && message.content && MessageContent.wantsReceipt(message.content));
+        if (unread.length === 0) return;
+        for (const message of unread) await this.store.saveMessage({ ...message, read: true });
+        if (this.readReceipts) {
+            await this.sendReceipt(peer, 'read', unread.map((message) => ({ sender: message.sender, id: message.id })));
+        }
+    }
+
+    async seal(contact, content, { sentAt = Date.now(), version = this.sendVersion, messageID } = {}) {
+        const disappearAfter = content.disappearAfter ?? 0;
+        const plaintext = version >= 2 ? MessageContent.encode(content) : utf8(content.text);
+        return sealEnvelope({
+            plaintext,
+            messageID,
+            sentAt,
+            expiresAt: version >= 2 && disappearAfter ? sentAt + disappearAfter * 1000 : 0,
+            version,
+            sender: this.token,
+            identity: this.identity,
+            recipient: Token.parse(contact.token),
+            recipientKeys: PublicKeys.fromJSON(contact.publicKeys),
+        });
+    }
+
+    async sendContent(contact, content, { keep }) {
+        if (contact.changedKeys) {
+            throw new RelayError('key_changed', `${contact.nickname}'s key changed: compare the new safety number and accept it first`);
+        }
+        const sentAt = Date.now();
+        let envelope = await this.seal(contact, content, { sentAt });
+        const record = {
+            conversation: contact.token,
+            id: envelope.header.messageID.toLowerCase(),
+            sender: this.account.token,
+            direction: 'out',
+            sentAt,
+            expiresAt: Number(envelope.header.expiresAtMilliseconds),
+            content,
+            status: 'sending',
+        };
+        if (keep) {
+            await this.store.saveMessage(record);
+            this.emit('conversation', contact.token);
+        }
+        try {
+            try {
+                await this.deliver(envelope);
+            } catch (error) {
+                if (error.code !== 'unsupported_version' || envelope.header.version === 1 || content.type !== 'text') throw error;
+                this.sendVersion = 1;
+                await this.store.updateAccount({ sendVersion: 1 });
+                // The relay stored nothing, so the same message id is free for the version 1 copy.
+                const messageID = envelope.header.messageID;
+                envelope = await this.seal(contact, { type: 'text', text: content.text }, { sentAt, version: 1, messageID });
+                record.expiresAt = 0;
+                await this.deliver(envelope);
+            }
+            record.status = 'sent';
+        } catch (error) {
+            record.status = 'failed';
+            if (error.code === 'recipient_key_changed') {
+                await this.contacts.recheck(contact);
+                this.emit('contacts');
+                error = new RelayError('key_changed', `${contact.nickname}'s key changed: compare the new safety number and accept it first`);
+            }
+            if (keep) {
+                await this.store.saveMessage(record);
+                this.emit('conversation', contact.token);
+            }
+            throw error;
+        }
+        if (keep) {
+            const stored = await this.store.message(contact.token, record.sender, record.id);
+            // A receipt may have come back before the send's own answer.
+            if (!stored || stored.status === 'sending') await this.store.saveMessage(record);
+            this.emit('conversation', contact.token);
+        }
+        return record;
+    }
+
+    /** Over the stream when it is up, else `POST /v1/messages`. */
+    async deliver(envelope) {
+        if (this.stream.isReady) {
+            try {
+                return await this.stream.send(envelope.toJSON());
+            } catch (error) {
+                if (error.code !== 'relay_unreachable') throw error;
+            }
+        }
+        return this.relay.send(envelope.toJSON());
+    }
+
+    /** A line in the conversation from the client itself ("a disappearing message expired"). */
+    async note(peer, text) {
+        const id = crypto.randomUUID();
+        await this.store.saveMessage({ conversation: peer, id, sender: 'note', direction: 'note', sentAt: Date.now(), expiresAt: 0, content: { type: 'note', text } });
+        this.emit('conversation', peer);
+    }
+
+    emit(type, detail) {
+        this.dispatchEvent(new CustomEvent(type, { detail }));
+    }
+}
+

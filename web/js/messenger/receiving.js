@@ -1,0 +1,152 @@
+/**
+ * What the messenger does with each `message` frame: check the sender's key against the pinned one, open,
+ * read the typed content, keep it, acknowledge it, answer with a `delivered` receipt; receipts update the marks of
+ * sent messages, settings change the conversation's timer, typing only comes ephemerally (v2-spec §2–3). Mail
+ * signed by a changed key is held, unacknowledged, until the user accepts the key.
+ */
+
+import { Envelope } from '../crypto/envelope.js';
+import { openEnvelope } from '../crypto/envelope-sealing.js';
+import { PublicKeys } from '../crypto/keys.js';
+import { MessageContent } from '../content/message-content.js';
+
+const statusRank = { sending: 0, failed: 0, sent: 1, delivered: 2, read: 3 };
+
+export class Receiving {
+    /** @param {import('./messenger.js').Messenger} messenger */
+    constructor(messenger) {
+        this.messenger = messenger;
+        this.queue = Promise.resolve();
+    }
+
+    /** Frames are handled one after the other, in the order they came. */
+    receive(frame) {
+        const next = this.queue.then(() => this.handle(frame)).catch((error) => {
+            console.warn('a message could not be handled', error.code ?? error.name, error.message);
+        });
+        this.queue = next;
+        return next;
+    }
+
+    async handle(frame) {
+        const { messenger } = this;
+        const ephemeral = frame.ephemeral === true;
+        const key = { sender: frame.envelope?.sender, id: frame.envelope?.id };
+        let envelope;
+        try {
+            envelope = Envelope.fromJSON(frame.envelope);
+        } catch {
+            if (!ephemeral) await this.acknowledge(key);
+            return;
+        }
+        const sender = String(envelope.header.sender);
+        let contact = await messenger.contacts.contact(sender);
+        const signedBy = envelope.header.senderFingerprint.hex;
+        if (contact.changedKeys || signedBy !== contact.fingerprint) {
+            if (ephemeral) return;
+            if (!contact.changedKeys) contact = await messenger.contacts.recheck(contact);
+            if (contact.changedKeys?.fingerprint === signedBy) {
+                await messenger.contacts.hold(contact, frame);
+                messenger.emit('contacts');
+                messenger.emit('conversation', sender);
+                return;
+            }
+            await this.acknowledge(key);
+            await messenger.note(sender, 'a message signed by a key the directory does not publish was dropped');
+            return;
+        }
+        const opened = await openEnvelope(envelope, {
+            recipient: messenger.token,
+            identity: messenger.identity,
+            senderKeys: PublicKeys.fromJSON(contact.publicKeys),
+        });
+        let content;
+        try {
+            content = envelope.header.version === 1
+                ? { type: 'text', text: opened.text ?? '(a message that is not text)' }
+                : MessageContent.decode(opened.plaintext);
+            MessageContent.checkTimer(content, envelope.header);
+        } catch {
+            if (!ephemeral) await this.acknowledge(key);
+            return;
+        }
+        if (ephemeral || content.type === 'typing') {
+            // Typing counts only when it came ephemerally; anything else that came ephemerally is dropped.
+            if (ephemeral && content.type === 'typing') messenger.emit('typing', { peer: sender, state: content.state });
+            if (!ephemeral) await this.acknowledge(key);
+            return;
+        }
+        const expiresAt = Number(envelope.header.expiresAtMilliseconds);
+        if (expiresAt !== 0 && expiresAt <= Date.now()) {
+            await this.acknowledge(key);
+            return;
+        }
+        await this.keep(contact, envelope, content, expiresAt);
+        await this.acknowledge(key);
+    }
+
+    async keep(contact, envelope, content, expiresAt) {
+        const { messenger } = this;
+        const sender = contact.token;
+        const id = envelope.header.messageID.toLowerCase();
+        if (content.type === 'receipt') {
+            await this.applyReceipt(sender, content);
+            return;
+        }
+        if (content.type === 'settings') {
+            await messenger.store.saveContact({ ...contact, disappearAfter: content.disappearAfter });
+            const after = content.disappearAfter;
+            await messenger.note(sender, after ? `${contact.nickname} set disappearing messages to ${after} s`
+                : `${contact.nickname} turned disappearing messages off`);
+            return;
+        }
+        if (content.type === 'profile') {
+            await messenger.store.saveContact({ ...contact, avatar: content.avatar });
+            messenger.emit('contacts');
+            return;
+        }
+        if (content.type === 'checkpoint') return;
+        if (await messenger.store.message(sender, sender, id)) return;
+        await messenger.store.saveMessage({
+            conversation: sender,
+            id,
+            sender,
+            direction: 'in',
+            sentAt: Number(envelope.header.sentAtMilliseconds),
+            expiresAt,
+            content,
+            read: false,
+        });
+        messenger.emit('conversation', sender);
+        if (MessageContent.wantsReceipt(content)) await messenger.sendReceipt(sender, 'delivered', [{ sender, id }]);
+    }
+
+    async applyReceipt(peer, receipt) {
+        const { messenger } = this;
+        for (const { sender, id } of receipt.messages) {
+            if (sender !== messenger.account.token) continue;
+            const message = await messenger.store.message(peer, sender, id);
+            if (!message || statusRank[message.status] >= statusRank[receipt.status]) continue;
+            await messenger.store.saveMessage({ ...message, status: receipt.status });
+        }
+        messenger.emit('conversation', peer);
+    }
+
+    async acknowledge(key) {
+        if (!key.sender || !key.id) return;
+        const { messenger } = this;
+        try {
+            if (messenger.stream.isReady) await messenger.stream.acknowledge([key]);
+            else await messenger.relay.acknowledge([key]);
+        } catch {
+            // Not acknowledged: the relay sends it again on the next connection, and it is kept only once.
+        }
+    }
+
+    async sweepExpired() {
+        const expired = await this.messenger.store.deleteExpired();
+        for (const peer of new Set(expired.map((message) => message.conversation))) {
+            await this.messenger.note(peer, 'a disappearing message expired');
+        }
+    }
+}

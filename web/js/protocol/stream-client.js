@@ -1,0 +1,154 @@
+/**
+ * The live stream `GET /v1/stream` (schema/stream.md), named as WotsClient's `StreamClient`: a WebSocket that logs
+ * in with an `auth` frame (a browser cannot set the upgrade's Authorization header), gets `ready`, then receives
+ * `message` frames and sends `send`/`ack` frames whose replies come back by `ref`. It reconnects with a growing,
+ * jittered pause, except after `account_suspended`; the relay sends again whatever was not acknowledged.
+ */
+
+import { RelayError } from './relay-error.js';
+
+export class StreamClient {
+    /**
+     * @param {object} options
+     * @param {import('./relay-client.js').RelayClient} options.relay for the session
+     * @param {(frame: object) => void} options.onMessage every `message` frame (mail, or an ephemeral frame)
+     * @param {(state: string) => void} [options.onState] `connecting`, `ready`, `offline` or `stopped`
+     * @param {string} [options.url] default: `ws(s)://` of the page's host + `/v1/stream`
+     * @param {typeof WebSocket} [options.WebSocket]
+     */
+    constructor({ relay, onMessage, onState = () => {}, url, WebSocket: Socket = globalThis.WebSocket }) {
+        this.relay = relay;
+        this.onMessage = onMessage;
+        this.onState = onState;
+        this.url = url ?? StreamClient.defaultURL(relay.baseURL || globalThis.location.origin);
+        this.Socket = Socket;
+        this.socket = null;
+        this.pending = new Map();
+        this.nextRef = 1;
+        this.stopped = true;
+        this.backoff = 500;
+        this.readyWaiters = [];
+    }
+
+    static defaultURL(origin) {
+        return `${origin.replace(/^http/, 'ws')}/v1/stream`;
+    }
+
+    start() {
+        this.stopped = false;
+        this.connect();
+    }
+
+    stop() {
+        this.stopped = true;
+        this.socket?.close(1000);
+        this.socket = null;
+        this.failPending(new RelayError('relay_unreachable', 'the stream was closed'));
+        this.onState('stopped');
+    }
+
+    get isReady() {
+        return this.socket !== null && this.socket.readyState === 1 && this.authenticated === true;
+    }
+
+    /** Resolves once the stream is ready (or at once when it is). */
+    ready() {
+        if (this.isReady) return Promise.resolve();
+        return new Promise((resolve) => this.readyWaiters.push(resolve));
+    }
+
+    /**
+     * Sends a client frame and resolves with its reply; an `error` reply rejects with a `RelayError`.
+     * @param {object} frame without `ref`
+     */
+    request(frame) {
+        if (!this.isReady) return Promise.reject(new RelayError('relay_unreachable', 'the stream is not connected'));
+        const ref = String(this.nextRef++);
+        return new Promise((resolve, reject) => {
+            this.pending.set(ref, { resolve, reject });
+            this.socket.send(JSON.stringify({ ...frame, ref }));
+        });
+    }
+
+    /** `send`: an envelope (JSON form); `ephemeral` for typing (never stored by the relay). */
+    send(envelope, { ephemeral = false } = {}) {
+        return this.request(ephemeral ? { type: 'send', envelope, ephemeral: true } : { type: 'send', envelope });
+    }
+
+    /** `ack` of message keys `{sender, id}`. */
+    acknowledge(messages) {
+        return this.request({ type: 'ack', messages });
+    }
+
+    async connect() {
+        if (this.stopped) return;
+        this.onState('connecting');
+        let session;
+        try {
+            session = await this.relay.currentSession();
+        } catch (error) {
+            this.scheduleReconnect(error);
+            return;
+        }
+        if (this.stopped) return;
+        const socket = new this.Socket(this.url);
+        this.socket = socket;
+        this.authenticated = false;
+        socket.addEventListener('open', () => socket.send(JSON.stringify({ type: 'auth', session, ref: 'auth' })));
+        socket.addEventListener('message', (event) => this.receive(socket, event.data));
+        socket.addEventListener('close', (event) => {
+            if (this.socket !== socket) return;
+            this.socket = null;
+            this.authenticated = false;
+            this.failPending(new RelayError('relay_unreachable', `the stream closed (${event.code})`));
+            if (!this.stopped) this.scheduleReconnect();
+        });
+    }
+
+    receive(socket, data) {
+        let frame;
+        try {
+            frame = JSON.parse(data);
+        } catch {
+            return;
+        }
+        if (frame.type === 'ready') {
+            this.authenticated = true;
+            this.backoff = 500;
+            this.onState('ready');
+            for (const resolve of this.readyWaiters.splice(0)) resolve();
+            return;
+        }
+        if (frame.type === 'message') {
+            this.onMessage(frame);
+            return;
+        }
+        if (frame.type === 'error' && frame.ref === 'auth') {
+            if (frame.code === 'invalid_session') this.relay.invalidateSession();
+            if (frame.code === 'account_suspended') this.stopped = true;
+            return;
+        }
+        if (frame.type === 'error' && frame.ref === undefined && frame.code === 'account_suspended') {
+            this.stopped = true;
+            return;
+        }
+        const waiter = frame.ref === undefined ? undefined : this.pending.get(frame.ref);
+        if (waiter === undefined) return;
+        this.pending.delete(frame.ref);
+        if (frame.type === 'error') waiter.reject(new RelayError(frame.code, frame.message ?? frame.code));
+        else waiter.resolve(frame);
+    }
+
+    scheduleReconnect() {
+        if (this.stopped) return;
+        this.onState('offline');
+        const pause = this.backoff * (0.5 + Math.random());
+        this.backoff = Math.min(this.backoff * 2, 30_000);
+        setTimeout(() => this.connect(), pause);
+    }
+
+    failPending(error) {
+        for (const { reject } of this.pending.values()) reject(error);
+        this.pending.clear();
+    }
+}

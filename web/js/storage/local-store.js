@@ -1,0 +1,150 @@
+/**
+ * What the browser keeps, in one IndexedDB database per origin (named as WotsClient's `LocalStore`):
+ *
+ * - `account`: the token, nickname, relay id and public keys in clear; the private keys (PKCS#8) sealed by the
+ *   `StorageKey`; the `StorageKey` itself as a non-extractable CryptoKey (IndexedDB stores CryptoKeys as they are).
+ * - `contacts`: pinned directory entries (token, nickname, public keys, fingerprint) and a changed key waiting for
+ *   the user's acceptance; public data, kept in clear.
+ * - `messages`: each message sealed by the `StorageKey`; only the conversation and the time are in clear, for the
+ *   index. A disappearing message is deleted at its `expiresAt`.
+ *
+ * `forget()` (logout) deletes the whole database.
+ */
+
+import { StorageKey } from './storage-key.js';
+
+const databaseName = 'wots';
+const version = 1;
+
+export class LocalStore {
+    constructor(database) {
+        this.database = database;
+        this.storageKey = null;
+    }
+
+    static async open() {
+        const database = await request(indexedDB.open(databaseName, version), (open) => {
+            open.onupgradeneeded = () => {
+                const db = open.result;
+                db.createObjectStore('account');
+                db.createObjectStore('contacts', { keyPath: 'token' });
+                const messages = db.createObjectStore('messages', { keyPath: 'key' });
+                messages.createIndex('conversation', ['conversation', 'at']);
+                messages.createIndex('expiresAt', 'expiresAt');
+            };
+        });
+        return new LocalStore(database);
+    }
+
+    /** Deletes every key, contact and message of this origin. */
+    static async forget(store) {
+        store?.database.close();
+        await request(indexedDB.deleteDatabase(databaseName));
+    }
+
+    // Account
+
+    /** @param {{token: string, nickname: string, relayID: string, publicKeys: object, privateKeys: object,
+     *   storageKey: StorageKey, avatar?: object}} account */
+    async saveAccount({ storageKey, privateKeys, ...clear }) {
+        const sealedKeys = await storageKey.seal('account/privateKeys', privateKeys);
+        await this.put('account', { ...clear, sealedKeys, storageKey: storageKey.key }, 'self');
+        this.storageKey = storageKey;
+    }
+
+    /** The account with its private keys opened, or null when nobody is logged in here. */
+    async loadAccount() {
+        const record = await this.get('account', 'self');
+        if (!record) return null;
+        const { sealedKeys, storageKey: key, ...clear } = record;
+        this.storageKey = new StorageKey(key);
+        return { ...clear, privateKeys: await this.storageKey.open('account/privateKeys', sealedKeys) };
+    }
+
+    async updateAccount(changes) {
+        const record = await this.get('account', 'self');
+        await this.put('account', { ...record, ...changes }, 'self');
+    }
+
+    // Contacts
+
+    contact(token) {
+        return this.get('contacts', String(token));
+    }
+
+    contacts() {
+        return this.getAll('contacts');
+    }
+
+    saveContact(contact) {
+        return this.put('contacts', contact);
+    }
+
+    // Messages
+
+    /** Stores (or replaces) a message of the conversation with `conversation` (the peer's token). */
+    async saveMessage(message) {
+        const key = `${message.conversation}/${message.sender}/${message.id}`.toLowerCase();
+        const sealed = await this.storageKey.seal(`message/${key}`, message);
+        await this.put('messages', {
+            key,
+            conversation: message.conversation,
+            at: message.sentAt,
+            expiresAt: message.expiresAt || Number.MAX_SAFE_INTEGER,
+            sealed,
+        });
+    }
+
+    async message(conversation, sender, id) {
+        const key = `${conversation}/${sender}/${id}`.toLowerCase();
+        const record = await this.get('messages', key);
+        return record ? this.storageKey.open(`message/${key}`, record.sealed) : null;
+    }
+
+    /** The conversation's messages, oldest first. */
+    async messages(conversation) {
+        const range = IDBKeyRange.bound([conversation, 0], [conversation, Number.MAX_SAFE_INTEGER]);
+        const records = await this.getAll('messages', range, 'conversation');
+        return Promise.all(records.map((record) => this.storageKey.open(`message/${record.key}`, record.sealed)));
+    }
+
+    /** Deletes every message whose `expiresAt` has passed; returns them (their conversation, sender and id). */
+    async deleteExpired(now = Date.now()) {
+        const records = await this.getAll('messages', IDBKeyRange.upperBound(now), 'expiresAt');
+        const expired = await Promise.all(records.map((record) => this.storageKey.open(`message/${record.key}`, record.sealed)));
+        await Promise.all(records.map((record) => this.delete('messages', record.key)));
+        return expired;
+    }
+
+    // IndexedDB, promised
+
+    transaction(storeName, mode) {
+        return this.database.transaction(storeName, mode).objectStore(storeName);
+    }
+
+    get(storeName, key) {
+        return request(this.transaction(storeName, 'readonly').get(key));
+    }
+
+    getAll(storeName, range, index) {
+        const store = this.transaction(storeName, 'readonly');
+        return request((index ? store.index(index) : store).getAll(range));
+    }
+
+    put(storeName, value, key) {
+        return request(this.transaction(storeName, 'readwrite').put(value, key));
+    }
+
+    delete(storeName, key) {
+        return request(this.transaction(storeName, 'readwrite').delete(key));
+    }
+}
+
+function request(idbRequest, prepare) {
+    return new Promise((resolve, reject) => {
+        prepare?.(idbRequest);
+        idbRequest.onsuccess = () => resolve(idbRequest.result);
+        idbRequest.onerror = () => reject(idbRequest.error);
+        idbRequest.onblocked = () => resolve(undefined);
+    });
+}

@@ -1,0 +1,164 @@
+/**
+ * One conversation: messages with sent/delivered/read marks, live delivery, typing, the disappearing timer, the
+ * safety number as digits, and the key-change warning that blocks sending until the user accepts the new key.
+ */
+
+import { MessageContent } from '../content/message-content.js';
+import { describe } from './account-views.js';
+import { avatarPicture, field, formatTime, h, replace } from './dom.js';
+
+const marks = { sending: '…', sent: '✓', delivered: '✓✓', read: '✓✓ read', failed: 'not sent' };
+const markNames = { sending: 'sending', sent: 'sent', delivered: 'delivered', read: 'read', failed: 'not sent' };
+const timers = [[0, 'Off'], [30, '30 seconds'], [300, '5 minutes'], [3600, '1 hour'], [86400, '1 day'], [604800, '1 week']];
+
+/** @param {{root: HTMLElement, messenger: import('../messenger/messenger.js').Messenger}} app */
+export async function chatView(app, peer) {
+    const { messenger } = app;
+    const error = h('p', { class: 'error', role: 'alert' });
+    let contact;
+    try {
+        contact = await messenger.contacts.contact(peer);
+    } catch (failure) {
+        replace(app.root, h('section', { class: 'card' }, h('p', { class: 'error', role: 'alert' }, describe(failure))));
+        return () => {};
+    }
+    const list = h('ol', { class: 'messages', 'aria-label': `Messages with ${contact.nickname}`, 'aria-live': 'polite' });
+    const typing = h('p', { class: 'typing', 'aria-live': 'polite' });
+    const banner = h('div', { class: 'key-change', role: 'alert', hidden: true });
+    const safety = h('p', { class: 'safety-number', dataset: { testid: 'safety-number' } });
+    const text = h('textarea', { name: 'message', rows: '2', required: true });
+    const send = h('button', { type: 'submit' }, 'Send');
+    const timer = h('select', { name: 'timer' }, timers.map(([seconds, name]) => h('option', { value: String(seconds) }, name)));
+    timer.value = String(contact.disappearAfter ?? 0);
+    timer.disabled = messenger.sendVersion < 2;
+
+    const refresh = async () => {
+        contact = await messenger.store.contact(peer);
+        const messages = await messenger.messages(peer);
+        const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 40;
+        replace(list, messages.map(messageItem));
+        if (atBottom) list.scrollTop = list.scrollHeight;
+        safety.textContent = (await messenger.safetyNumber(contact)).toString();
+        if (contact.changedKeys) {
+            const changed = (await messenger.safetyNumber(contact, { changed: true })).toString();
+            replace(banner,
+                h('h3', {}, `${contact.nickname}'s key changed`),
+                h('p', {}, 'Messages cannot be sent or opened until you accept the new key. It may be a new device or a restored account — or someone in between. Compare the new safety number with them (in person or on a call) first.'),
+                h('p', { class: 'safety-number', dataset: { testid: 'new-safety-number' } }, changed),
+                h('button', { type: 'button', class: 'danger', onclick: accept }, 'I compared it: accept the new key'));
+            banner.hidden = false;
+        } else {
+            banner.hidden = true;
+        }
+        document.body.dataset.sendVersion = String(messenger.sendVersion);
+        send.disabled = Boolean(contact.changedKeys);
+        text.disabled = Boolean(contact.changedKeys);
+        if (document.visibilityState === 'visible') await messenger.markRead(peer);
+    };
+    const accept = async () => {
+        await messenger.acceptChangedKeys(peer);
+        await refresh();
+        text.focus();
+    };
+    let typingTimer = null;
+    let typingSent = false;
+    const stopTyping = () => {
+        clearTimeout(typingTimer);
+        if (typingSent) messenger.sendTyping(peer, 'stopped');
+        typingSent = false;
+    };
+    text.addEventListener('input', () => {
+        if (!typingSent && text.value) {
+            typingSent = true;
+            messenger.sendTyping(peer, 'started');
+        }
+        clearTimeout(typingTimer);
+        typingTimer = setTimeout(stopTyping, 4000);
+    });
+    text.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !event.shiftKey) {
+            event.preventDefault();
+            form.requestSubmit();
+        }
+    });
+    timer.addEventListener('change', async () => {
+        try {
+            await messenger.setDisappearAfter(peer, Number(timer.value));
+        } catch (failure) {
+            error.textContent = describe(failure);
+        }
+    });
+    const form = h('form', {
+        class: 'composer',
+        onsubmit: async (event) => {
+            event.preventDefault();
+            const body = text.value.trim();
+            if (!body) return;
+            error.textContent = '';
+            stopTyping();
+            text.value = '';
+            try {
+                await messenger.sendText(peer, body);
+            } catch (failure) {
+                error.textContent = describe(failure);
+                await refresh();
+            }
+            text.focus();
+        },
+    }, field('Message', text), send);
+
+    const onConversation = (event) => {
+        if (event.detail === peer) refresh();
+    };
+    const onContacts = () => refresh();
+    let typingClear = null;
+    const onTyping = ({ detail }) => {
+        if (detail.peer !== peer) return;
+        clearTimeout(typingClear);
+        typing.textContent = detail.state === 'started' ? `${contact.nickname} is typing…` : '';
+        if (detail.state === 'started') typingClear = setTimeout(() => { typing.textContent = ''; }, 8000);
+    };
+    const onVisible = () => {
+        if (document.visibilityState === 'visible') messenger.markRead(peer);
+    };
+    messenger.addEventListener('conversation', onConversation);
+    messenger.addEventListener('contacts', onContacts);
+    messenger.addEventListener('typing', onTyping);
+    document.addEventListener('visibilitychange', onVisible);
+
+    replace(app.root, h('section', { class: 'chat', 'aria-labelledby': 'chat-title' },
+        h('header', { class: 'chat-head' },
+            h('a', { href: '#home', class: 'back', 'aria-label': 'Back to conversations' }, '←'),
+            avatarPicture(contact.avatar?.preset, contact.nickname),
+            h('h2', { id: 'chat-title' }, contact.nickname),
+            h('details', { class: 'verify' }, h('summary', {}, 'Safety number'),
+                h('p', {}, 'Compare these digits with what they see for you. The same on both sides: nobody is in between.'),
+                safety),
+            h('div', { class: 'timer' }, field('Disappearing messages', timer))),
+        banner, list, typing, error, form));
+    await refresh();
+    text.focus();
+    return () => {
+        stopTyping();
+        messenger.removeEventListener('conversation', onConversation);
+        messenger.removeEventListener('contacts', onContacts);
+        messenger.removeEventListener('typing', onTyping);
+        document.removeEventListener('visibilitychange', onVisible);
+    };
+}
+
+function messageItem(message) {
+    if (message.direction === 'note') {
+        return h('li', { class: 'note' }, message.content.text);
+    }
+    const { content } = message;
+    const body = content.type === 'text' ? content.text
+        : MessageContent.isKnown(content) ? `(${content.type})` : `unsupported message (${content.type})`;
+    const outgoing = message.direction === 'out';
+    return h('li', { class: outgoing ? 'out' : 'in', dataset: { id: message.id, status: message.status ?? '' } },
+        h('p', { class: 'body' }, body),
+        h('small', { class: 'meta' },
+            h('time', { datetime: new Date(message.sentAt).toISOString() }, formatTime(message.sentAt)),
+            message.expiresAt ? h('span', { title: 'disappears', 'aria-label': 'disappearing' }, ' ⏱') : null,
+            outgoing ? h('span', { class: `mark ${message.status}`, 'aria-label': markNames[message.status] }, ` ${marks[message.status] ?? ''}`) : null));
+}
