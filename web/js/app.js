@@ -22,6 +22,9 @@ const app = {
             app.status.textContent = words[detail.state] ?? '';
             document.body.dataset.stream = detail.state;
         });
+        messenger.addEventListener('typing-support', ({ detail }) => {
+            document.body.dataset.typing = detail.supported ? 'on' : 'unsupported';
+        });
         messenger.start();
         drawBar();
         if (location.hash === '#home') route();

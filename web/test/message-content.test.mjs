@@ -55,6 +55,9 @@ describe('typed content (v2-spec §2)', () => {
         assert.throws(() => MessageContent.checkTimer(content, header(1000, 62_000)), malformed);
         assert.throws(() => MessageContent.checkTimer(content, header(1000, 0)), malformed);
         MessageContent.checkTimer(MessageContent.text('no timer'), header(1000, 0));
+        assert.throws(() => MessageContent.checkTimer(MessageContent.text('no timer'), header(1000, 5000)), malformed,
+            'without disappearAfter, expiresAt must be 0');
+        assert.throws(() => MessageContent.decode(utf8('{"type":"text","text":"a","disappearAfter":31536001}')), malformed);
     });
 
     test('receipts and typing are never answered with receipts; a one-pair receipt pads like a short text', () => {

@@ -29,8 +29,10 @@ export const MessageContent = Object.freeze({
     maximumSize: 60 * 1024,
     /** Pairs one receipt may name. */
     maximumReceiptMessages: 100,
-    /** Attachment chunk size (v2-spec §5). */
+    /** Attachment chunk size clients write (v2-spec §5); readers take 4,096–1,048,576. */
     chunkSize: 65536,
+    /** The longest disappearing timer: 365 days, in seconds. */
+    maximumDisappearAfter: 31_536_000,
 
     text(text, { disappearAfter = 0 } = {}) {
         return withTimer({ type: 'text', text: String(text) }, disappearAfter);
@@ -45,6 +47,7 @@ export const MessageContent = Object.freeze({
         return { type: 'typing', state };
     },
 
+    /** A settings message carries the new timer as its own `disappearAfter` (so it disappears after it too). */
     settings(disappearAfter) {
         return { type: 'settings', disappearAfter };
     },
@@ -93,7 +96,10 @@ export const MessageContent = Object.freeze({
      */
     checkTimer(content, header) {
         const after = content.disappearAfter ?? 0;
-        if (after === 0) return;
+        if (after === 0) {
+            if (header.expiresAtMilliseconds !== 0n) throw malformed('a message without disappearAfter must not expire');
+            return;
+        }
         const expected = header.sentAtMilliseconds + BigInt(after) * 1000n;
         if (header.expiresAtMilliseconds !== expected) {
             throw malformed(`expiresAt ${header.expiresAtMilliseconds} is not sentAt + ${after} s (${expected})`);
@@ -109,6 +115,10 @@ export const MessageContent = Object.freeze({
             throw malformed('message content has no string type');
         }
         if (content.disappearAfter !== undefined) checkSeconds(content.disappearAfter, 'disappearAfter');
+        if ((content.disappearAfter ?? 0) > MessageContent.maximumDisappearAfter) {
+            throw malformed(`disappearAfter ${content.disappearAfter} s is beyond 365 days`);
+        }
+        if (utf8(content.type).length > 64) throw malformed('message content type is longer than 64 bytes');
         const check = checkers[content.type];
         if (check) check(content);
         return content;
@@ -173,7 +183,9 @@ function checkAttachmentFields(fields) {
         throw malformed('attachment digest must be 64 lowercase hex digits');
     }
     checkSeconds(fields.size, 'attachment size');
-    if (fields.chunkSize !== MessageContent.chunkSize) throw malformed('attachment chunkSize must be 65536');
+    if (!Number.isSafeInteger(fields.chunkSize) || fields.chunkSize < 4096 || fields.chunkSize > 1_048_576) {
+        throw malformed('attachment chunkSize must be 4,096–1,048,576');
+    }
     if (typeof fields.name !== 'string' || typeof fields.mediaType !== 'string') {
         throw malformed('attachment needs a string name and mediaType');
     }

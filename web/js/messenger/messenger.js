@@ -179,12 +179,22 @@ export class Messenger extends EventTarget {
         await this.note(peer, seconds ? `disappearing messages: ${seconds} s` : 'disappearing messages off');
     }
 
+    /**
+     * Typing goes only as an ephemeral stream frame. A relay that answers without `"ephemeral": true` stored it as
+     * mail (it predates ephemeral frames): typing is then off for this session, so no more land in mailboxes.
+     */
     async sendTyping(peer, state) {
-        if (this.sendVersion < 2 || !this.stream.isReady) return;
+        if (this.sendVersion < 2 || !this.stream.isReady || this.typingSupported === false) return;
         const contact = await this.contacts.contact(peer);
         if (contact.changedKeys) return;
         const envelope = await this.seal(contact, MessageContent.typing(state));
-        await this.stream.send(envelope.toJSON(), { ephemeral: true }).catch(() => {});
+        try {
+            const reply = await this.stream.send(envelope.toJSON(), { ephemeral: true });
+            this.typingSupported = reply.ephemeral === true;
+        } catch {
+            // A lost typing notice is harmless.
+        }
+        this.emit('typing-support', { supported: this.typingSupported });
     }
 
     async sendReceipt(peer, status, messages) {

@@ -9,7 +9,7 @@ import { avatarPicture, field, formatTime, h, replace } from './dom.js';
 
 const marks = { sending: '…', sent: '✓', delivered: '✓✓', read: '✓✓ read', failed: 'not sent' };
 const markNames = { sending: 'sending', sent: 'sent', delivered: 'delivered', read: 'read', failed: 'not sent' };
-const timers = [[0, 'Off'], [30, '30 seconds'], [300, '5 minutes'], [3600, '1 hour'], [86400, '1 day'], [604800, '1 week']];
+const timers = [[0, 'Off'], [5, '5 seconds'], [30, '30 seconds'], [300, '5 minutes'], [3600, '1 hour'], [86400, '1 day'], [604800, '1 week']];
 
 /** @param {{root: HTMLElement, messenger: import('../messenger/messenger.js').Messenger}} app */
 export async function chatView(app, peer) {
