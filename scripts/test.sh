@@ -2,8 +2,9 @@
 # `make test`: lint, builds everything, runs every Swift test with a throwaway PostgreSQL server, a short fuzzing run
 # (scripts/fuzz.sh), then the checks that live outside Swift: independent Python checks of the byte layouts and of the
 # stream protocol, the OpenAPI check, the end-to-end scenarios, the .deb (installed, run as its systemd unit would,
-# purged), the process-level fault tests (PostgreSQL faults under load, SQLite on a full disk) and the web client's
-# tests. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs mounts) and the package check.
+# purged), the process-level fault tests (PostgreSQL faults under load, SQLite on a full disk), the web client's tests
+# and its browser test in Chromium. Needs root for the fault tests (PostgreSQL runs as the postgres user; tmpfs
+# mounts), the package check and the browser packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -95,3 +96,7 @@ bash scripts/process-faults.sh "$(swift build --show-bin-path)"
 
 step "web client: lint and Node tests"
 bash web/tools/test.sh
+
+step "web client in Chromium: two browser profiles, the wots CLI and a real relay (Selenium; screenshots in .build/web-screenshots)"
+bash web/tools/install-selenium.sh
+python3 web/testing/browser_e2e.py --bin-path "$(swift build --show-bin-path)" --output .build/web-screenshots

@@ -166,9 +166,24 @@ export class Messenger extends EventTarget {
      * user; a relay answer `recipient_key_changed` records the new key and refuses the same way.
      */
     async sendText(peer, text) {
-        const contact = await this.contacts.contact(peer);
+        let contact = await this.contacts.contact(peer);
+        contact = await this.introduce(contact);
         const content = MessageContent.text(text, { disappearAfter: this.sendVersion >= 2 ? contact.disappearAfter : 0 });
         return this.sendContent(contact, content, { keep: true });
+    }
+
+    /** The first time the user writes to a contact, a `profile` message tells them the user's avatar. */
+    async introduce(contact) {
+        const preset = this.account.avatar?.preset;
+        if (contact.introduced || !preset || this.sendVersion < 2 || contact.changedKeys) return contact;
+        try {
+            await this.sendContent(contact, { type: 'profile', avatar: { preset } }, { keep: false });
+        } catch {
+            return contact;
+        }
+        const introduced = { ...(await this.store.contact(contact.token)), introduced: true };
+        await this.store.saveContact(introduced);
+        return introduced;
     }
 
     /** Sets the conversation's disappearing timer (seconds; 0 = off) and tells the peer. */

@@ -51,6 +51,7 @@ export async function chatView(app, peer) {
             banner.hidden = true;
         }
         document.body.dataset.sendVersion = String(messenger.sendVersion);
+        if (document.activeElement !== timer) timer.value = String(contact.disappearAfter ?? 0);
         send.disabled = Boolean(contact.changedKeys);
         text.disabled = Boolean(contact.changedKeys);
         if (document.visibilityState === 'visible') await messenger.markRead(peer);
