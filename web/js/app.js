@@ -42,14 +42,21 @@ function drawBar() {
     replace(app.bar,
         h('a', { href: '#home' }, 'Chats'),
         h('a', { href: '#directory' }, 'Directory'),
-        h('span', { class: 'me', dataset: { testid: 'me' } }, avatarPicture(account.avatar?.preset, account.nickname, 28), account.nickname),
+        h('span', { class: 'me', dataset: { testid: 'me' } },
+            avatarPicture(account.avatar?.preset, account.nickname, 28), account.nickname),
         h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out'));
 }
 
 async function logout() {
-    if (!confirm('Log out and delete your keys and messages from this browser? You can restore the account with your nickname and secret.')) return;
+    const question = 'Log out and delete your keys and messages from this browser? '
+        + 'You can restore the account with your nickname and secret.';
+    if (!confirm(question)) return;
     app.leave();
     await app.messenger.logout();
+    loggedOut();
+}
+
+function loggedOut() {
     app.messenger = null;
     drawBar();
     location.hash = '#register';
@@ -77,6 +84,10 @@ async function route() {
         leave();
         return;
     }
+    entered(leave);
+}
+
+function entered(leave) {
     app.leave = leave;
     app.root.focus({ preventScroll: true });
 }

@@ -348,6 +348,27 @@ def run(relay, arguments, work, browsers):
     alice.wait(lambda: alice.finds("a[data-nickname=bob]"), "alice's conversations")
     alice.screenshot(output, "conversations")
 
+    # Logout forgets everything this browser kept.
+    bob.find("#account-bar button").click()
+    bob.driver.switch_to.alert.accept()
+    bob.wait(lambda: bob.finds("#register-title"), "the register form after logout")
+    databases = bob.driver.execute_async_script(
+        "const done = arguments[0]; indexedDB.databases().then((all) => done(all.map((db) => db.name)))")
+    check("logout deletes the browser's keys, contacts and messages (no IndexedDB database left)",
+          "wots" not in databases, repr(databases))
+
+    # Every form control the user meets has a label (its accessible name).
+    unlabelled = alice.driver.execute_script(
+        "return [...document.querySelectorAll('input, textarea, select')]"
+        ".filter((c) => c.type !== 'hidden' && c.labels.length === 0 && !c.getAttribute('aria-label')).length")
+    fresh.go("#directory")
+    fresh.wait(lambda: fresh.finds("input[type=search]"), "the directory")
+    unlabelled += fresh.driver.execute_script(
+        "return [...document.querySelectorAll('input, textarea, select')]"
+        ".filter((c) => c.labels.length === 0 && !c.getAttribute('aria-label')).length")
+    check("every input, textarea and select on the conversation and directory screens has a label", unlabelled == 0)
+    fresh.screenshot(output, "directory")
+
 
 if __name__ == "__main__":
     main()

@@ -40,7 +40,8 @@ export const MessageContent = Object.freeze({
 
     /** @param {Array<{sender: string, id: string}>} messages 1–100 message keys */
     receipt(status, messages) {
-        return { type: 'receipt', status, messages: messages.map(({ sender, id }) => ({ sender: String(sender), id })) };
+        const keys = messages.map(({ sender, id }) => ({ sender: String(sender), id }));
+        return { type: 'receipt', status, messages: keys };
     },
 
     typing(state) {
@@ -97,7 +98,9 @@ export const MessageContent = Object.freeze({
     checkTimer(content, header) {
         const after = content.disappearAfter ?? 0;
         if (after === 0) {
-            if (header.expiresAtMilliseconds !== 0n) throw malformed('a message without disappearAfter must not expire');
+            if (header.expiresAtMilliseconds !== 0n) {
+                throw malformed('a message without disappearAfter must not expire');
+            }
             return;
         }
         const expected = header.sentAtMilliseconds + BigInt(after) * 1000n;
@@ -134,7 +137,8 @@ const checkers = {
             throw malformed(`receipt status ${JSON.stringify(content.status)} is not delivered or read`);
         }
         const { messages } = content;
-        if (!Array.isArray(messages) || messages.length < 1 || messages.length > MessageContent.maximumReceiptMessages) {
+        const count = Array.isArray(messages) ? messages.length : 0;
+        if (count < 1 || count > MessageContent.maximumReceiptMessages) {
             throw malformed('a receipt names 1–100 messages');
         }
         for (const key of messages) {

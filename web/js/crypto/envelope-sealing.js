@@ -152,7 +152,8 @@ function checkVersion(header) {
     if (!EnvelopeHeader.supportedVersions.includes(header.version)) {
         throw new CryptoError(
             CryptoErrorCode.unsupportedVersion,
-            `envelope version ${header.version} is not supported (only ${EnvelopeHeader.supportedVersions.join(' and ')})`,
+            `envelope version ${header.version} is not supported `
+                + `(only ${EnvelopeHeader.supportedVersions.join(' and ')})`,
         );
     }
 }

@@ -108,7 +108,9 @@ export class Envelope {
         checkVersion(json.version);
         // A JSON number above 2^53 − 1 may have been rounded on the way in; it is refused, never rounded again.
         const sentAt = checkedSentAt(json.sentAt);
-        if (json.version === 1 && json.expiresAt !== undefined) throw malformed('a version 1 envelope has no expiresAt');
+        if (json.version === 1 && json.expiresAt !== undefined) {
+            throw malformed('a version 1 envelope has no expiresAt');
+        }
         if (json.version >= 2 && json.expiresAt === undefined) throw malformed('a version 2 envelope needs expiresAt');
         const header = new EnvelopeHeader({
             version: json.version,

@@ -24,7 +24,8 @@ export class ContactBook {
         const publicKeys = PublicKeys.fromJSON(entry.publicKeys);
         const fingerprint = (await fingerprintOf(publicKeys)).hex;
         if (fingerprint !== entry.fingerprint) {
-            throw new RelayError('invalid_response', `the directory entry of ${entry.nickname} has a wrong fingerprint`);
+            const reason = `the directory entry of ${entry.nickname} has a wrong fingerprint`;
+            throw new RelayError('invalid_response', reason);
         }
         return { token: entry.token, nickname: entry.nickname, publicKeys: entry.publicKeys, fingerprint };
     }
@@ -61,7 +62,9 @@ export class ContactBook {
     async acceptChangedKeys(contact) {
         if (!contact.changedKeys) return { contact, held: [] };
         const { publicKeys, fingerprint, nickname } = contact.changedKeys;
-        const accepted = { ...contact, publicKeys, fingerprint, nickname, changedKeys: null, held: [], pinnedAt: Date.now() };
+        const accepted = {
+            ...contact, publicKeys, fingerprint, nickname, changedKeys: null, held: [], pinnedAt: Date.now(),
+        };
         await this.store.saveContact(accepted);
         return { contact: accepted, held: contact.held ?? [] };
     }

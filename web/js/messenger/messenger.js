@@ -52,7 +52,10 @@ export class Messenger extends EventTarget {
     static async load({ relay = new RelayClient() } = {}) {
         const store = await LocalStore.open();
         const account = await store.loadAccount();
-        if (!account) return null;
+        if (!account) {
+            store.close();
+            return null;
+        }
         const identity = await IdentityKeys.fromPKCS8({
             signing: fromBase64(account.privateKeys.signing),
             encryption: fromBase64(account.privateKeys.encryption),
@@ -168,7 +171,8 @@ export class Messenger extends EventTarget {
     async sendText(peer, text) {
         let contact = await this.contacts.contact(peer);
         contact = await this.introduce(contact);
-        const content = MessageContent.text(text, { disappearAfter: this.sendVersion >= 2 ? contact.disappearAfter : 0 });
+        const disappearAfter = this.sendVersion >= 2 ? contact.disappearAfter : 0;
+        const content = MessageContent.text(text, { disappearAfter });
         return this.sendContent(contact, content, { keep: true });
     }
 
@@ -251,7 +255,7 @@ export class Messenger extends EventTarget {
 
     async sendContent(contact, content, { keep }) {
         if (contact.changedKeys) {
-            throw new RelayError('key_changed', `${contact.nickname}'s key changed: compare the new safety number and accept it first`);
+            throw keyChanged(contact);
         }
         const sentAt = Date.now();
         let envelope = await this.seal(contact, content, { sentAt });
@@ -273,28 +277,29 @@ export class Messenger extends EventTarget {
             try {
                 await this.deliver(envelope);
             } catch (error) {
-                if (error.code !== 'unsupported_version' || envelope.header.version === 1 || content.type !== 'text') throw error;
+                const downgrade = error.code === 'unsupported_version' && envelope.header.version !== 1
+                    && content.type === 'text';
+                if (!downgrade) throw error;
                 this.sendVersion = 1;
                 await this.store.updateAccount({ sendVersion: 1 });
                 // The relay stored nothing, so the same message id is free for the version 1 copy.
                 const messageID = envelope.header.messageID;
-                envelope = await this.seal(contact, { type: 'text', text: content.text }, { sentAt, version: 1, messageID });
+                const text = { type: 'text', text: content.text };
+                envelope = await this.seal(contact, text, { sentAt, version: 1, messageID });
                 record.expiresAt = 0;
                 await this.deliver(envelope);
             }
             record.status = 'sent';
-        } catch (error) {
+        } catch (failure) {
             record.status = 'failed';
-            if (error.code === 'recipient_key_changed') {
-                await this.contacts.recheck(contact);
-                this.emit('contacts');
-                error = new RelayError('key_changed', `${contact.nickname}'s key changed: compare the new safety number and accept it first`);
-            }
             if (keep) {
                 await this.store.saveMessage(record);
                 this.emit('conversation', contact.token);
             }
-            throw error;
+            if (failure.code !== 'recipient_key_changed') throw failure;
+            await this.contacts.recheck(contact);
+            this.emit('contacts');
+            throw keyChanged(contact);
         }
         if (keep) {
             const stored = await this.store.message(contact.token, record.sender, record.id);
@@ -320,7 +325,10 @@ export class Messenger extends EventTarget {
     /** A line in the conversation from the client itself ("a disappearing message expired"). */
     async note(peer, text) {
         const id = crypto.randomUUID();
-        await this.store.saveMessage({ conversation: peer, id, sender: 'note', direction: 'note', sentAt: Date.now(), expiresAt: 0, content: { type: 'note', text } });
+        await this.store.saveMessage({
+            conversation: peer, id, sender: 'note', direction: 'note', sentAt: Date.now(), expiresAt: 0,
+            content: { type: 'note', text },
+        });
         this.emit('conversation', peer);
     }
 
@@ -329,3 +337,8 @@ export class Messenger extends EventTarget {
     }
 }
 
+
+function keyChanged(contact) {
+    const reason = `${contact.nickname}'s key changed: compare the new safety number and accept it first`;
+    return new RelayError('key_changed', reason);
+}

@@ -72,7 +72,9 @@ export class Receiving {
         }
         if (ephemeral || content.type === 'typing') {
             // Typing counts only when it came ephemerally; anything else that came ephemerally is dropped.
-            if (ephemeral && content.type === 'typing') messenger.emit('typing', { peer: sender, state: content.state });
+            if (ephemeral && content.type === 'typing') {
+                messenger.emit('typing', { peer: sender, state: content.state });
+            }
             if (!ephemeral) await this.acknowledge(key);
             return;
         }

@@ -10,9 +10,9 @@ import { RelayError } from './relay-error.js';
 
 export class RelayClient {
     /** @param {{baseURL?: string, fetch?: typeof fetch}} [options] baseURL default: the page's origin */
-    constructor({ baseURL = globalThis.location?.origin ?? '', fetch: fetcher = globalThis.fetch.bind(globalThis) } = {}) {
+    constructor({ baseURL = globalThis.location?.origin ?? '', fetch: fetcher } = {}) {
         this.baseURL = baseURL.replace(/\/$/, '');
-        this.fetch = fetcher;
+        this.fetch = fetcher ?? globalThis.fetch.bind(globalThis);
         this.session = null;
         this.credentials = null;
         this.relayIdentity = null;
@@ -151,6 +151,8 @@ export class RelayClient {
 
 function bytesField(text, what) {
     const bytes = fromBase64(text);
-    if (bytes === null || bytes.length === 0) throw new RelayError('invalid_response', `the relay's ${what} is not base64`);
+    if (bytes === null || bytes.length === 0) {
+        throw new RelayError('invalid_response', `the relay's ${what} is not base64`);
+    }
     return bytes;
 }

@@ -33,7 +33,13 @@ export class LocalStore {
                 messages.createIndex('expiresAt', 'expiresAt');
             };
         });
+        // Another tab's logout deletes the database: this connection steps aside instead of blocking it.
+        database.onversionchange = () => database.close();
         return new LocalStore(database);
+    }
+
+    close() {
+        this.database.close();
     }
 
     /** Deletes every key, contact and message of this origin. */
@@ -111,7 +117,8 @@ export class LocalStore {
     /** Deletes every message whose `expiresAt` has passed; returns them (their conversation, sender and id). */
     async deleteExpired(now = Date.now()) {
         const records = await this.getAll('messages', IDBKeyRange.upperBound(now), 'expiresAt');
-        const expired = await Promise.all(records.map((record) => this.storageKey.open(`message/${record.key}`, record.sealed)));
+        const open = (record) => this.storageKey.open(`message/${record.key}`, record.sealed);
+        const expired = await Promise.all(records.map(open));
         await Promise.all(records.map((record) => this.delete('messages', record.key)));
         return expired;
     }

@@ -41,7 +41,8 @@ export class StorageKey {
 
     /** Opens what `seal` made under the same name; throws when it was changed or moved. */
     async open(name, { nonce, sealed }) {
-        const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce, additionalData: utf8(name) }, this.key, sealed);
+        const algorithm = { name: 'AES-GCM', iv: nonce, additionalData: utf8(name) };
+        const plain = await crypto.subtle.decrypt(algorithm, this.key, sealed);
         return JSON.parse(fromUTF8(new Uint8Array(plain)));
     }
 

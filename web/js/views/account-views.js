@@ -26,15 +26,23 @@ function errorLine() {
 
 /** @param {{root: HTMLElement, onAccount: (messenger: Messenger) => void, show: (view: string) => void}} app */
 export function registerView(app) {
-    const nickname = h('input', { name: 'nickname', autocomplete: 'username', required: true, minlength: '3', maxlength: '32', pattern: '[A-Za-z0-9][A-Za-z0-9_.\\-]{2,31}' });
-    const secret = h('input', { name: 'secret', type: 'password', autocomplete: 'new-password', required: true, minlength: '8' });
+    const nickname = h('input', {
+        name: 'nickname', autocomplete: 'username', required: true, minlength: '3', maxlength: '32',
+        pattern: '[A-Za-z0-9][A-Za-z0-9_.\\-]{2,31}',
+    });
+    const secret = h('input', {
+        name: 'secret', type: 'password', autocomplete: 'new-password', required: true, minlength: '8',
+    });
     const again = h('input', { name: 'secret-again', type: 'password', autocomplete: 'new-password', required: true });
     let chosen = avatarPresets[0];
     const presets = h('div', { class: 'presets', role: 'radiogroup', 'aria-label': 'Avatar' },
         avatarPresets.map((preset, index) => {
-            const input = h('input', { type: 'radio', name: 'avatar', value: preset, id: `avatar-${preset}`, checked: index === 0,
-                onchange: () => { chosen = preset; } });
-            return h('label', { for: `avatar-${preset}`, class: 'preset', title: preset }, input, avatarPicture(preset), h('span', {}, preset));
+            const input = h('input', {
+                type: 'radio', name: 'avatar', value: preset, id: `avatar-${preset}`, checked: index === 0,
+                onchange: () => { chosen = preset; },
+            });
+            return h('label', { for: `avatar-${preset}`, class: 'preset', title: preset },
+                input, avatarPicture(preset), h('span', {}, preset));
         }));
     const progress = progressBar();
     const error = errorLine();
@@ -53,7 +61,10 @@ export function registerView(app) {
             progress.start();
             try {
                 const messenger = await Messenger.register({
-                    nickname: nickname.value, secret: secret.value, avatar: { preset: chosen }, onProgress: progress.update,
+                    nickname: nickname.value,
+                    secret: secret.value,
+                    avatar: { preset: chosen },
+                    onProgress: progress.update,
                 });
                 app.onAccount(messenger);
             } catch (failure) {
@@ -65,7 +76,8 @@ export function registerView(app) {
         },
     },
     h('h2', { id: 'register-title' }, 'Create an account'),
-    h('p', {}, 'Your keys are made in this browser. The relay keeps only your public keys and your private keys sealed under your secret.'),
+    h('p', {}, 'Your keys are made in this browser. The relay keeps only your public keys and your private keys '
+        + 'sealed under your secret.'),
     field('Nickname', nickname, '3–32 letters, digits, _ . -'),
     field('Secret', secret, 'At least 8 characters. Nobody can recover it for you.'),
     field('Secret again', again),
@@ -90,7 +102,8 @@ export function restoreView(app) {
             submit.disabled = true;
             progress.start();
             try {
-                app.onAccount(await Messenger.restore({ nickname: nickname.value, secret: secret.value, onProgress: progress.update }));
+                const input = { nickname: nickname.value, secret: secret.value, onProgress: progress.update };
+                app.onAccount(await Messenger.restore(input));
             } catch (failure) {
                 error.textContent = describe(failure);
             } finally {

@@ -9,7 +9,10 @@ import { avatarPicture, field, formatTime, h, replace } from './dom.js';
 
 const marks = { sending: '…', sent: '✓', delivered: '✓✓', read: '✓✓ read', failed: 'not sent' };
 const markNames = { sending: 'sending', sent: 'sent', delivered: 'delivered', read: 'read', failed: 'not sent' };
-const timers = [[0, 'Off'], [5, '5 seconds'], [30, '30 seconds'], [300, '5 minutes'], [3600, '1 hour'], [86400, '1 day'], [604800, '1 week']];
+const timers = [
+    [0, 'Off'], [5, '5 seconds'], [30, '30 seconds'], [300, '5 minutes'], [3600, '1 hour'], [86400, '1 day'],
+    [604800, '1 week'],
+];
 
 /** @param {{root: HTMLElement, messenger: import('../messenger/messenger.js').Messenger}} app */
 export async function chatView(app, peer) {
@@ -19,16 +22,20 @@ export async function chatView(app, peer) {
     try {
         contact = await messenger.contacts.contact(peer);
     } catch (failure) {
-        replace(app.root, h('section', { class: 'card' }, h('p', { class: 'error', role: 'alert' }, describe(failure))));
+        const message = h('p', { class: 'error', role: 'alert' }, describe(failure));
+        replace(app.root, h('section', { class: 'card' }, message));
         return () => {};
     }
-    const list = h('ol', { class: 'messages', 'aria-label': `Messages with ${contact.nickname}`, 'aria-live': 'polite' });
+    const list = h('ol', {
+        class: 'messages', 'aria-label': `Messages with ${contact.nickname}`, 'aria-live': 'polite',
+    });
     const typing = h('p', { class: 'typing', 'aria-live': 'polite' });
     const banner = h('div', { class: 'key-change', role: 'alert', hidden: true });
     const safety = h('p', { class: 'safety-number', dataset: { testid: 'safety-number' } });
     const text = h('textarea', { name: 'message', rows: '2', required: true });
     const send = h('button', { type: 'submit' }, 'Send');
-    const timer = h('select', { name: 'timer' }, timers.map(([seconds, name]) => h('option', { value: String(seconds) }, name)));
+    const timer = h('select', { name: 'timer' },
+        timers.map(([seconds, name]) => h('option', { value: String(seconds) }, name)));
     timer.value = String(contact.disappearAfter ?? 0);
     timer.disabled = messenger.sendVersion < 2;
 
@@ -43,7 +50,9 @@ export async function chatView(app, peer) {
             const changed = (await messenger.safetyNumber(contact, { changed: true })).toString();
             replace(banner,
                 h('h3', {}, `${contact.nickname}'s key changed`),
-                h('p', {}, 'Messages cannot be sent or opened until you accept the new key. It may be a new device or a restored account — or someone in between. Compare the new safety number with them (in person or on a call) first.'),
+                h('p', {}, 'Messages cannot be sent or opened until you accept the new key. It may be a new '
+                    + 'device or a restored account — or someone in between. Compare the new safety number with '
+                    + 'them (in person or on a call) first.'),
                 h('p', { class: 'safety-number', dataset: { testid: 'new-safety-number' } }, changed),
                 h('button', { type: 'button', class: 'danger', onclick: accept }, 'I compared it: accept the new key'));
             banner.hidden = false;
@@ -133,7 +142,8 @@ export async function chatView(app, peer) {
             avatarPicture(contact.avatar?.preset, contact.nickname),
             h('h2', { id: 'chat-title' }, contact.nickname),
             h('details', { class: 'verify' }, h('summary', {}, 'Safety number'),
-                h('p', {}, 'Compare these digits with what they see for you. The same on both sides: nobody is in between.'),
+                h('p', {}, 'Compare these digits with what they see for you. '
+                    + 'The same on both sides: nobody is in between.'),
                 safety),
             h('div', { class: 'timer' }, field('Disappearing messages', timer))),
         banner, list, typing, error, form));
@@ -161,5 +171,9 @@ function messageItem(message) {
         h('small', { class: 'meta' },
             h('time', { datetime: new Date(message.sentAt).toISOString() }, formatTime(message.sentAt)),
             message.expiresAt ? h('span', { title: 'disappears', 'aria-label': 'disappearing' }, ' ⏱') : null,
-            outgoing ? h('span', { class: `mark ${message.status}`, 'aria-label': markNames[message.status] }, ` ${marks[message.status] ?? ''}`) : null));
+            outgoing ? markOf(message.status) : null));
+}
+
+function markOf(status) {
+    return h('span', { class: `mark ${status}`, 'aria-label': markNames[status] }, ` ${marks[status] ?? ''}`);
 }

@@ -20,7 +20,8 @@ async function drawConversations(app) {
     const { messenger } = app;
     const contacts = await messenger.conversations();
     const list = h('ul', { class: 'list', 'aria-label': 'Conversations' },
-        contacts.length === 0 ? h('li', { class: 'empty' }, 'No conversations yet. Find someone in the directory.') : null,
+        contacts.length === 0
+            ? h('li', { class: 'empty' }, 'No conversations yet. Find someone in the directory.') : null,
         contacts.map((contact) => h('li', {},
             h('a', { href: `#chat/${contact.token}`, class: 'row', dataset: { nickname: contact.nickname } },
                 avatarPicture(contact.avatar?.preset, contact.nickname),
@@ -41,18 +42,23 @@ export async function directoryView(app) {
     const error = h('p', { class: 'error', role: 'alert' });
     const render = () => {
         const query = search.value.trim().toLowerCase();
-        const shown = entries.filter((entry) => entry.nickname.includes(query) && entry.token !== messenger.account.token);
-        replace(list, shown.length === 0 ? h('li', { class: 'empty' }, query ? `Nobody loaded matches "${query}".` : 'Nobody else yet.') : null,
-            shown.map((entry) => h('li', {}, h('a', { href: `#chat/${entry.token}`, class: 'row', dataset: { nickname: entry.nickname } },
-                avatarPicture(null, entry.nickname), h('span', { class: 'name' }, entry.nickname)))));
+        const mine = messenger.account.token;
+        const shown = entries.filter((entry) => entry.nickname.includes(query) && entry.token !== mine);
+        const empty = query ? `Nobody loaded matches "${query}".` : 'Nobody else yet.';
+        replace(list, shown.length === 0 ? h('li', { class: 'empty' }, empty) : null,
+            shown.map((entry) => h('li', {},
+                h('a', { href: `#chat/${entry.token}`, class: 'row', dataset: { nickname: entry.nickname } },
+                    avatarPicture(null, entry.nickname), h('span', { class: 'name' }, entry.nickname)))));
         more.hidden = next === null;
+    };
+    const addPage = (page) => {
+        entries.push(...page.entries);
+        next = page.next ?? null;
+        render();
     };
     const load = async () => {
         try {
-            const page = await messenger.relay.directoryPage({ limit: 50, after: next });
-            entries.push(...page.entries);
-            next = page.next;
-            render();
+            addPage(await messenger.relay.directoryPage({ limit: 50, after: next }));
         } catch (failure) {
             error.textContent = describe(failure);
         }
@@ -72,7 +78,8 @@ export async function directoryView(app) {
     search.addEventListener('input', render);
     replace(app.root, h('section', { class: 'card', 'aria-labelledby': 'directory-title' },
         h('h2', { id: 'directory-title' }, 'Directory'),
-        h('form', { role: 'search', onsubmit: lookup }, field('Search by nickname', search, 'Filters the list; Enter opens that exact nickname.')),
+        h('form', { role: 'search', onsubmit: lookup },
+            field('Search by nickname', search, 'Filters the list; Enter opens that exact nickname.')),
         error, list, more));
     await load();
     search.focus();
