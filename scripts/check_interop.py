@@ -5,7 +5,7 @@ Usage: scripts/check_interop.py [--relay-bin PATH/wots-relay] [--offline]
 
 Offline, it recomputes every known answer in schema/vectors/account-v1.json (scrypt key derivation with NFC
 normalisation, restore key and secret verifier, the sealed private keys v2, the registration proof v2, login,
-restore and deletion bytes and signatures) and opens schema/vectors/envelope-v1.json.
+restore and deletion bytes and signatures) and opens schema/vectors/envelope-v1.json and envelope-v2.json.
 
 With --relay-bin, it also starts that relay on a temporary SQLite file and talks to it as a client written from
 SECURITY.md: registers two accounts (real scrypt at the floor, a real sealed record, proof v2 naming the relay id),
@@ -300,9 +300,11 @@ def offline_checks(report):
         expect(key.sign(message) == unb64(known["signature"]), "Ed25519 signature differs (it is deterministic)")
         return f"{len(message)} signed bytes, Ed25519 signature recomputed"
 
-    def envelope():
-        fields, plaintext = envelope_vector.check(json.loads((VECTORS / "envelope-v1.json").read_text("utf-8")))
-        return f"message {fields['id']} opens to {len(plaintext)} bytes"
+    def envelope(name):
+        def check():
+            fields, plaintext = envelope_vector.check(json.loads((VECTORS / name).read_text("utf-8")))
+            return f"v{fields['version']} message {fields['id']} opens to {len(plaintext)} bytes"
+        return check
 
     report.run("vector: key derivation (scrypt floor, NFC, restore key, verifier)", key_derivation)
     report.run("vector: sealed private keys v2 (AES-256-GCM, PKCS#8)", sealed_keys)
@@ -310,7 +312,8 @@ def offline_checks(report):
     report.run("vector: login bytes", token_challenge("login", login_bytes))
     report.run("vector: restore bytes and Ed25519 signature", restore)
     report.run("vector: deletion bytes", token_challenge("deletion", deletion_bytes))
-    report.run("vector: envelope v1 opens (check_envelope_vector.py)", envelope)
+    report.run("vector: envelope v1 opens (check_envelope_vector.py)", envelope("envelope-v1.json"))
+    report.run("vector: envelope v2 opens, typed content agrees with expiresAt", envelope("envelope-v2.json"))
 
 
 # --- live: a relay and the wots CLI ----------------------------------------------------------------------------------
