@@ -33,7 +33,14 @@ import WotsTesting
             let now = relay.relay.clock.date()
             let v2 = try sealV2("v2", from: alice, to: bob, sentAt: now, expiresAt: now.addingTimeInterval(3_600))
             let never = try sealV2("v2 forever", from: alice, to: bob, sentAt: now, expiresAt: nil)
-            let v1 = try seal("v1", from: alice, to: bob)
+            let v1 = try Envelope.seal(
+                plaintext: Array("v1".utf8),
+                from: alice.token,
+                identity: alice.identity,
+                to: bob.token,
+                recipientKeys: bob.publicKeys,
+                version: 1
+            )
             #expect(v2.header.version == 2 && v1.header.version == 1)
 
             for envelope in [v2, never, v1] {
@@ -158,14 +165,18 @@ func sealV2(
     expiresAt: Date?,
     id: UUID = UUID()
 ) throws -> Envelope {
-    try Envelope.seal(
+    let sentAtMilliseconds = (sentAt.timeIntervalSince1970 * 1000).rounded(.down)
+    return try Envelope.seal(
         plaintext: Array(text.utf8),
         messageID: id,
         sentAt: sentAt,
-        expiresAt: expiresAt,
         from: sender.token,
         identity: sender.identity,
         to: recipient.token,
-        recipientKeys: recipient.publicKeys
+        recipientKeys: recipient.publicKeys,
+        version: 2,
+        expiresAfter: expiresAt.map {
+            .milliseconds(Int64(($0.timeIntervalSince1970 * 1000).rounded(.down) - sentAtMilliseconds))
+        }
     )
 }

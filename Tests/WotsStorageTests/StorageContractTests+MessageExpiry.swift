@@ -13,7 +13,8 @@ extension StorageContractTests {
             let (alice, bob) = (TestValues.token(), TestValues.token())
             let vanishing = TestValues.envelope(from: alice, to: bob, expiresAt: Self.expiry)
             let lasting = TestValues.envelope(from: alice, to: bob, expiresAt: 0)
-            let old = TestValues.envelope(from: alice, to: bob)
+            var old = TestValues.envelope(from: alice, to: bob)
+            old.header.version = 1
             for envelope in [vanishing, lasting, old] {
                 _ = try await backend.mailboxes.append(
                     envelope,
