@@ -183,7 +183,7 @@ def check(vector):
 
 def check_content(plaintext, fields, vector):
     """A v2 plaintext is one UTF-8 JSON object with a string `type`; a non-zero `disappearAfter` (seconds) must make
-    the header's expiresAt exactly sentAt + 1000 x disappearAfter."""
+    the header's expiresAt exactly sentAt + 1000 x disappearAfter, and without one expiresAt must be 0."""
     try:
         content = json.loads(plaintext.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -191,10 +191,11 @@ def check_content(plaintext, fields, vector):
     expect(isinstance(content, dict) and isinstance(content.get("type"), str), "v2 content has no string type")
     expect(len(plaintext) <= 60 * 1024, "v2 content is larger than 60 KiB")
     disappear_after = content.get("disappearAfter", 0)
-    expect(isinstance(disappear_after, int) and disappear_after >= 0, "disappearAfter is not a whole number >= 0")
-    if disappear_after:
-        expect(fields["expiresAt"] == fields["sentAt"] + 1000 * disappear_after,
-               "expiresAt is not sentAt + 1000 x disappearAfter")
+    expect(isinstance(disappear_after, int) and 0 <= disappear_after <= 31_536_000,
+           "disappearAfter is not a whole number of seconds from 0 to 365 days")
+    expected = fields["sentAt"] + 1000 * disappear_after if disappear_after else 0
+    expect(fields["expiresAt"] == expected, f"expiresAt {fields['expiresAt']} is not {expected} "
+           "(sentAt + 1000 x disappearAfter, or 0 without a timer)")
     if "content" in vector:
         expect(content == vector["content"], "decrypted content differs from the vector's content")
 
