@@ -50,7 +50,9 @@ extension Messenger {
             )
         }
         do {
-            _ = try MessageBody(.text(text)).encoded()
+            // The largest log head a message can carry, so the check holds whatever head is gossiped.
+            let largestHead = try LogHead(size: UInt64(1) << 53, root: Array(repeating: 0xFF, count: 32))
+            _ = try MessageBody(.text(text), log: largestHead).encoded()
         } catch let error as WotsError {
             throw WotsError(.invalidInput, "the message is too long once encoded: \(error.reason)")
         }
@@ -101,7 +103,7 @@ extension Messenger {
         } else {
             try Self.validateMessage(text)
             envelope = try Envelope.seal(
-                plaintext: try MessageBody(.text(text)).encoded(),
+                plaintext: try MessageBody(.text(text), log: try? await self.auditor.gossipHead()).encoded(),
                 messageID: messageID,
                 from: unlocked.token,
                 identity: unlocked.identity,
