@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { ByteReader, fromUTF8, utf8 } from '../js/crypto/bytes.js';
+import { ByteReader, fromBase64, fromUTF8, toBase64, utf8 } from '../js/crypto/bytes.js';
+import { MessageContent } from '../js/content/message-content.js';
 import { DomainError } from '../js/crypto/errors.js';
 import { Envelope } from '../js/crypto/envelope.js';
 import { EnvelopeHeader } from '../js/crypto/envelope-header.js';
@@ -76,5 +77,32 @@ describe('envelope v2 (v2-spec §1)', () => {
         bytes[0] = 2;
         assert.throws(() => Envelope.fromSerialized(bytes), refusedAs('malformed_envelope'));
         assert.equal(EnvelopeHeader.sizeOf(2), 129);
+    });
+});
+
+describe('the committed envelope v2 vector (schema/vectors/envelope-v2.json)', () => {
+    const v2 = readVector('envelope-v2.json');
+
+    test('opens with the vector’s keys to its typed content, whose timer matches the header', async () => {
+        const [sender, recipient] = await Promise.all([vectorParty(v2.sender), vectorParty(v2.recipient)]);
+        const envelope = Envelope.fromSerialized(fromBase64(v2.serialized));
+        assert.equal(envelope.header.version, 2);
+        const opened = await openEnvelope(envelope, {
+            recipient: recipient.token, identity: recipient.identity, senderKeys: sender.publicKeys,
+        });
+        assert.equal(opened.text, v2.plaintext);
+        const content = MessageContent.decode(opened.plaintext);
+        assert.equal(content.type, 'text');
+        assert.equal(content.disappearAfter, 3600);
+        MessageContent.checkTimer(content, envelope.header);
+        assert.equal(envelope.header.expiresAtMilliseconds - envelope.header.sentAtMilliseconds, 3_600_000n);
+    });
+
+    test('JSON form and binary form say the same, both ways', () => {
+        const binary = Envelope.fromSerialized(fromBase64(v2.serialized));
+        const json = Envelope.fromJSON(v2.envelope);
+        assert.deepEqual(json.serialized, binary.serialized);
+        assert.equal(toBase64(json.serialized), v2.serialized);
+        assert.deepEqual(JSON.parse(JSON.stringify(binary.toJSON())).expiresAt, v2.envelope.expiresAt);
     });
 });

@@ -130,16 +130,22 @@ describe('sealing', () => {
         assert.throws(() => Envelope.fromSerialized(fromBase64(serialized)), (error) => error.code === 'sent_at_out_of_range');
     });
 
-    test('opens in Python: scripts/check_envelope_vector.py accepts a vector sealed here', { skip: pythonMissing }, async () => {
+    for (const version of [1, 2]) {
+    test(`opens in Python: scripts/check_envelope_vector.py accepts a v${version} vector sealed here`, { skip: pythonMissing }, async () => {
         const carol = await newParty();
-        const plaintext = 'Sealed in JavaScript. Ünïcødé ✓ 👋 — and long enough to need a second block? '.repeat(4);
+        const text = 'Sealed in JavaScript. Ünïcødé ✓ 👋 — and long enough to need a second block? '.repeat(4);
+        const sentAt = Date.now();
+        // Version 2 carries typed content with a one-minute timer, so the script also checks expiresAt against it.
+        const plaintext = version === 1 ? text : JSON.stringify({ type: 'text', text, disappearAfter: 60 });
         const envelope = await sealEnvelope({
             plaintext: utf8(plaintext),
             sender: carol.token,
             identity: carol.identity,
             recipient: bob.token,
             recipientKeys: bob.publicKeys,
-            version: 1, // check_envelope_vector.py reads version 1 until the v2 vector lands
+            version,
+            sentAt,
+            expiresAt: version === 1 ? 0 : sentAt + 60_000,
         });
         const ours = {
             description: 'sealed by web/js/crypto in a test',
@@ -160,6 +166,7 @@ describe('sealing', () => {
         const tampered = { ...ours, plaintext: `${plaintext}!` };
         assert.ok(!checkWithVectorScript(tampered).ok, 'the script can fail: it refuses the wrong plaintext');
     });
+    }
 
     test('opens envelopes sealed by Python’s cryptography (OpenSSL)', { skip: pythonMissing }, async () => {
         const plaintext = 'Sealed in Python ✓ '.repeat(20);

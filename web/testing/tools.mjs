@@ -65,8 +65,9 @@ export function opensslScrypt({ password, salt, n, r, p, length }) {
 }
 
 /** The committed envelope test vector, parsed. */
-export function readVector() {
-    return JSON.parse(readFileSync(join(repositoryRoot, 'schema/vectors/envelope-v1.json'), 'utf8'));
+/** A committed envelope vector: `schema/vectors/envelope-v1.json` unless another name is given. */
+export function readVector(name = 'envelope-v1.json') {
+    return JSON.parse(readFileSync(join(repositoryRoot, 'schema/vectors', name), 'utf8'));
 }
 
 /** A vector party (sender or recipient) as {token, identity, publicKeys}. */
