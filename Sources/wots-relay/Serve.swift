@@ -135,15 +135,17 @@ struct Serve: AsyncParsableCommand {
     )
     var fragmentTimeout = "10s"
 
+    // A plain flag, not `inversion: .prefixedNo`: the parser dumps an inverted pair as two unrelated flags, so
+    // WOTS_WEB=off would be read and then dropped; WOTS_NO_WEB=1 maps to --no-web like every other flag.
     @Flag(
-        inversion: .prefixedNo,
+        name: .customLong("no-web"),
         help: ArgumentHelp(
-            "Serve the browser client at / (--no-web: the API only).",
-            discussion: "Files from --web-root, else ../share/wots/web beside the executable, else the source "
-                + "checkout's web/ folder."
+            "Serve the API only, not the browser client at /.",
+            discussion: "By default the client is served from --web-root, else ../share/wots/web beside the "
+                + "executable, else the source checkout's web/ folder."
         )
     )
-    var web = true
+    var noWeb = false
 
     @Option(
         help: ArgumentHelp(
@@ -287,7 +289,7 @@ extension Serve {
     /// The browser client, unless `--no-web`. An explicit `--web-root` that cannot be read stops the start; a client
     /// not found where it is looked for by default is logged, and the relay serves the API alone.
     func loadWebClient(logger: Logger) throws -> WebClient? {
-        guard self.web else { return nil }
+        guard !self.noWeb else { return nil }
         if let webRoot = self.webRoot {
             return try WebClient.load(from: URL(fileURLWithPath: webRoot))
         }
