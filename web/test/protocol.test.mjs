@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+const { Response } = globalThis;
+
+import { Token } from '../js/crypto/token.js';
+import { RelayClient } from '../js/protocol/relay-client.js';
+import { StreamClient } from '../js/protocol/stream-client.js';
+
+/** A WebSocket double: records what the client sent and lets the test play the relay's frames. */
+class FakeSocket extends EventTarget {
+    static last = null;
+
+    constructor(url) {
+        super();
+        this.url = url;
+        this.sent = [];
+        this.readyState = 0;
+        FakeSocket.last = this;
+        queueMicrotask(() => {
+            this.readyState = 1;
+            this.dispatchEvent(new Event('open'));
+        });
+    }
+
+    send(text) {
+        this.sent.push(JSON.parse(text));
+    }
+
+    relay(frame) {
+        this.dispatchEvent(Object.assign(new Event('message'), { data: JSON.stringify(frame) }));
+    }
+
+    close(code = 1000) {
+        this.readyState = 3;
+        this.dispatchEvent(Object.assign(new Event('close'), { code }));
+    }
+}
+
+const fakeRelay = (session = 'session-1') => ({ baseURL: 'http://127.0.0.1:8080', currentSession: async () => session,
+    invalidateSession() { this.invalidated = true; } });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('StreamClient (schema/stream.md)', () => {
+    test('logs in with an auth frame, then matches each reply to its request by ref', async () => {
+        const messages = [];
+        const onMessage = (frame) => messages.push(frame);
+        const stream = new StreamClient({ relay: fakeRelay(), onMessage, WebSocket: FakeSocket });
+        assert.equal(stream.url, 'ws://127.0.0.1:8080/v1/stream');
+        stream.start();
+        await settle();
+        const socket = FakeSocket.last;
+        assert.deepEqual(socket.sent[0], { type: 'auth', session: 'session-1', ref: 'auth' });
+        assert.equal(stream.isReady, false);
+        socket.relay({ type: 'ready', token: 'psvnq2utkat2kvrmi2s4erjzcm', ref: 'auth' });
+        await stream.ready();
+        const first = stream.send({ id: 'a' });
+        const second = stream.acknowledge([{ sender: 'x', id: 'y' }]);
+        const [sendFrame, ackFrame] = socket.sent.slice(1);
+        assert.equal(sendFrame.type, 'send');
+        assert.equal(ackFrame.type, 'ack');
+        assert.notEqual(sendFrame.ref, ackFrame.ref);
+        socket.relay({ type: 'acked', ref: ackFrame.ref, acknowledged: 1, messages: [] });
+        socket.relay({ type: 'error', ref: sendFrame.ref, code: 'recipient_key_changed', message: 'changed' });
+        assert.equal((await second).acknowledged, 1);
+        await assert.rejects(first, (error) => error.code === 'recipient_key_changed');
+        socket.relay({ type: 'message', seq: 1, receivedAt: 'now', envelope: {} });
+        assert.equal(messages.length, 1);
+        stream.stop();
+    });
+
+    test('an ephemeral send says so; a closed socket fails what waits and reconnects', async () => {
+        const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
+        stream.start();
+        await settle();
+        const socket = FakeSocket.last;
+        socket.relay({ type: 'ready', ref: 'auth' });
+        const pending = stream.send({ id: 'b' }, { ephemeral: true });
+        assert.equal(socket.sent.at(-1).ephemeral, true);
+        socket.close(1011);
+        await assert.rejects(pending, (error) => error.code === 'relay_unreachable');
+        assert.equal(stream.isReady, false);
+        stream.stop();
+    });
+});
+
+describe('RelayClient (schema/openapi.yaml)', () => {
+    test('a refusal becomes a RelayError with the relay\'s code and status', async () => {
+        const fetch = async () => new Response(JSON.stringify({ error: { code: 'nickname_taken', message: 'taken' } }),
+            { status: 409 });
+        const client = new RelayClient({ baseURL: 'http://relay.example', fetch });
+        await assert.rejects(client.register({}), (error) => error.code === 'nickname_taken' && error.status === 409);
+    });
+
+    test('an expired session logs in again once and retries the call', async () => {
+        const calls = [];
+        const fetch = async (url, init) => {
+            calls.push(`${init.method} ${new URL(url).pathname} ${init.headers.Authorization ?? ''}`.trim());
+            if (url.endsWith('/v1/messages') && init.headers.Authorization === 'Bearer old') {
+                const refusal = { error: { code: 'invalid_session', message: 'expired' } };
+                return new Response(JSON.stringify(refusal), { status: 401 });
+            }
+            if (url.endsWith('/v1/auth/challenge')) {
+                return new Response(JSON.stringify({ nonce: btoa('n'.repeat(32)), relayID: btoa('r'.repeat(16)) }));
+            }
+            if (url.endsWith('/v1/auth/session')) return new Response(JSON.stringify({ session: 'new' }));
+            return new Response(JSON.stringify({ id: 'x', seq: 1 }), { status: 202 });
+        };
+        const client = new RelayClient({ baseURL: 'http://relay.example', fetch });
+        const identity = { sign: async () => new Uint8Array(256) };
+        client.authenticate({ token: Token.parse('psvnq2utkat2kvrmi2s4erjzcm'), identity });
+        client.session = 'old';
+        assert.equal((await client.send({})).seq, 1);
+        assert.deepEqual(calls, ['POST /v1/messages Bearer old', 'POST /v1/auth/challenge', 'POST /v1/auth/session',
+            'POST /v1/messages Bearer new']);
+    });
+
+    test('an unreachable relay is relay_unreachable', async () => {
+        const fetch = async () => {
+            throw new TypeError('refused');
+        };
+        const client = new RelayClient({ baseURL: 'http://relay.example', fetch });
+        await assert.rejects(client.relayID(), (error) => error.code === 'relay_unreachable');
+    });
+});
