@@ -141,8 +141,8 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("no-web"),
         help: ArgumentHelp(
             "Serve the API only, not the browser client at /.",
-            discussion: "By default the client is served from --web-root, else ../share/wots/web beside the "
-                + "executable, else the source checkout's web/ folder."
+            discussion: "By default the client is served from --web-root, else share/wots/web of the installation "
+                + "(../share or ../../share from the executable), else the source checkout's web/ folder."
         )
     )
     var noWeb = false

@@ -2,16 +2,18 @@ import Foundation
 
 /// Where `serve` finds the browser client's files when `--web-root` does not say.
 ///
-/// Installed, the files sit at `PREFIX/share/wots/web` beside `PREFIX/bin/wots-relay` (`make install`), or at
-/// `/usr/share/wots/web` beside `/usr/lib/wots/wots-relay` (the .deb): both are `../share/wots/web` from the
-/// executable's folder. In a source checkout (`make run`, the tests) the executable sits a few folders below the
+/// Installed, the files sit at `PREFIX/share/wots/web` beside `PREFIX/bin/wots-relay` (`make install`:
+/// `../share/wots/web` from the executable's folder), or at `/usr/share/wots/web` beside `/usr/lib/wots/wots-relay`
+/// (the .deb: `../../share/wots/web`). In a source checkout (`make run`, the tests) the executable sits a few folders below the
 /// checkout (`.build/x86_64-unknown-linux-gnu/debug/`), whose `web/` holds the client; the checkout is recognised by
 /// its `Package.swift` beside `web/index.html`, never by the current directory.
 enum WebClientLocation {
     static func defaultRoot(executable: URL = Self.executable) -> URL? {
         let folder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
-        let installed = folder.appendingPathComponent("../share/wots/web").standardizedFileURL
-        if Self.hasIndex(installed) { return installed }
+        for relative in ["../share/wots/web", "../../share/wots/web"] {
+            let installed = folder.appendingPathComponent(relative).standardizedFileURL
+            if Self.hasIndex(installed) { return installed }
+        }
         var candidate = folder
         for _ in 0..<4 {
             candidate = candidate.deletingLastPathComponent()
