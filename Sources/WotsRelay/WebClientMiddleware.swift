@@ -56,7 +56,7 @@ struct WebClientMiddleware: RouterMiddleware {
             connect += " ws://\(host) wss://\(host)"
         }
         return [
-            "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
+            "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob:",
             "connect-src \(connect)", "worker-src 'self'", "object-src 'none'", "base-uri 'none'",
             "form-action 'self'", "frame-ancestors 'none'",
         ].joined(separator: "; ")
