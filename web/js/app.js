@@ -3,7 +3,7 @@
  * `#home` (conversations), `#directory`, `#chat/TOKEN`. Views are in views/, the account logic in messenger/.
  */
 
-import { Messenger } from './messenger/messenger.js';
+import { loadAccount } from './messenger/account.js';
 import { registerView, restoreView } from './views/account-views.js';
 import { chatView } from './views/chat-view.js';
 import { avatarPicture, h, replace } from './views/dom.js';
@@ -95,7 +95,7 @@ function entered(leave) {
 window.addEventListener('hashchange', route);
 
 try {
-    const messenger = await Messenger.load();
+    const messenger = await loadAccount();
     if (messenger) {
         const hash = location.hash;
         app.onAccount(messenger);

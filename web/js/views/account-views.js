@@ -1,6 +1,6 @@
 /** Register and restore: the two ways into an account, both deriving the secret's keys in a worker. */
 
-import { Messenger } from '../messenger/messenger.js';
+import { registerAccount, restoreAccount } from '../messenger/account.js';
 import { avatarPicture, avatarPresets, field, h, replace } from './dom.js';
 
 function progressBar() {
@@ -60,7 +60,7 @@ export function registerView(app) {
             submit.disabled = true;
             progress.start();
             try {
-                const messenger = await Messenger.register({
+                const messenger = await registerAccount({
                     nickname: nickname.value,
                     secret: secret.value,
                     avatar: { preset: chosen },
@@ -103,7 +103,7 @@ export function restoreView(app) {
             progress.start();
             try {
                 const input = { nickname: nickname.value, secret: secret.value, onProgress: progress.update };
-                app.onAccount(await Messenger.restore(input));
+                app.onAccount(await restoreAccount(input));
             } catch (failure) {
                 error.textContent = describe(failure);
             } finally {
