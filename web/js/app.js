@@ -44,7 +44,14 @@ function drawBar() {
         h('a', { href: '#directory' }, 'Directory'),
         h('span', { class: 'me', dataset: { testid: 'me' } },
             avatarPicture(account.avatar?.preset, account.nickname, 28), account.nickname),
-        h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out'));
+        h('button', {
+            type: 'button', class: 'link', name: 'read-receipts', 'aria-pressed': String(messenger.readReceipts),
+            onclick: async () => {
+                await messenger.setReadReceipts(!messenger.readReceipts);
+                drawBar();
+            },
+        }, `Read receipts: ${messenger.readReceipts ? 'on' : 'off'}`),
+        h('button', { type: 'button', class: 'link', name: 'logout', onclick: logout }, 'Log out'));
 }
 
 async function logout() {

@@ -284,6 +284,17 @@ def run(relay, arguments, work, browsers):
                          and "a disappearing message expired" in browser.messages_and_notes(), "the expiry", timeout=20)
         check("a disappearing message (5 s timer) vanishes from both browsers, saying so", True)
         Select(alice.find("select[name=timer]")).select_by_value("0")
+        bob.find("#account-bar button[name=read-receipts]").click()
+        bob.wait(lambda: bob.find("#account-bar button[name=read-receipts]").get_attribute("aria-pressed") == "false",
+                 "read receipts off")
+        alice.send("read without telling")
+        bob.wait(lambda: bob.has_message("read without telling"), "the message at bob")
+        alice.wait(lambda: alice.mark_of("read without telling") == "delivered", "the delivered mark")
+        bob.send("a reply after reading")
+        alice.wait(lambda: alice.has_message("a reply after reading"), "bob's reply")
+        check("with read receipts off, bob's browser confirms delivery but not reading",
+              alice.mark_of("read without telling") == "delivered")
+        bob.find("#account-bar button[name=read-receipts]").click()
     else:
         print("skip: receipts and typing need a relay that takes envelope v2 (this one answered unsupported_version)")
 
@@ -349,7 +360,7 @@ def run(relay, arguments, work, browsers):
     alice.screenshot(output, "conversations")
 
     # Logout forgets everything this browser kept.
-    bob.find("#account-bar button").click()
+    bob.find("#account-bar button[name=logout]").click()
     bob.driver.switch_to.alert.accept()
     bob.wait(lambda: bob.finds("#register-title"), "the register form after logout")
     databases = bob.driver.execute_async_script(

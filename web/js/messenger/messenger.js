@@ -68,6 +68,12 @@ export class Messenger extends EventTarget {
         return SafetyNumber.of(this.identity.fingerprint, Fingerprint.fromHex(theirs));
     }
 
+    /** Whether `read` receipts go out (an account setting kept in this browser; `delivered` ones always go). */
+    async setReadReceipts(on) {
+        this.readReceipts = on;
+        await this.store.updateAccount({ readReceipts: on });
+    }
+
     async acceptChangedKeys(token) {
         const { contact, held } = await this.contacts.acceptChangedKeys(await this.store.contact(token));
         for (const frame of held) await this.receiving.receive(frame);
