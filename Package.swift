@@ -120,6 +120,7 @@ let package = Package(
             dependencies: [
                 "CKeyring", "WotsCore", "WotsCrypto", "WotsTransparency",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -180,6 +181,7 @@ let package = Package(
             name: "WotsClientTests",
             dependencies: [
                 "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting", "WotsTransparency",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
