@@ -180,8 +180,12 @@ let package = Package(
         .testTarget(
             name: "WotsClientTests",
             dependencies: [
-                "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting", "WotsTransparency",
+                "WotsClient", "WotsCore", "WotsCrypto", "WotsRelay", "WotsStorage", "WotsTesting", "WotsTransparency",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
