@@ -126,3 +126,33 @@ enum Terminal {
         }
     }
 }
+
+extension Terminal {
+    /// A history line: `[time] alice: text ✓✓`; attachments by name and size; a disappearing one says so.
+    static func describe(_ item: HistoryItem) -> String {
+        let stamp = "[\(Self.time(item.sentAt))]"
+        let sender = Self.safe(item.from?.value ?? "token \(item.fromToken)")
+        let body: String
+        if let text = item.text {
+            body = Self.safe(text)
+        } else if let attachment = item.attachment {
+            let caption = attachment.caption.map { " — " + Self.safe($0) } ?? ""
+            body = "[file \(Self.safe(attachment.name)), \(attachment.size) bytes]" + caption
+        } else {
+            body = "unsupported message (\(Self.safe(item.type)))"
+        }
+        let mark = item.isOutgoing ? " " + Self.mark(item.status) : ""
+        let timer = item.expiresAt.map { " (disappears at \(Self.time($0)))" } ?? ""
+        return "\(stamp) \(sender): \(body)\(mark)\(timer)"
+    }
+
+    /// How far a sent message got: ✓ sent, ✓✓ delivered, ✓✓ read.
+    static func mark(_ status: HistoryEntry.Status) -> String {
+        switch status {
+        case .sent: "✓"
+        case .delivered: "✓✓"
+        case .read: "✓✓ read"
+        case .received: ""
+        }
+    }
+}
