@@ -111,8 +111,14 @@ struct MessageOpener {
         } catch {
             return fail(.malformed, "\(error)")
         }
-        guard let text = opened.text else {
-            return fail(.notText, "the message is \(opened.plaintext.count) bytes that are not UTF-8 text")
+        let body: MessageBody
+        do {
+            body = try opened.body()
+        } catch let error as WotsError {
+            return fail(error.code, error.reason)
+        }
+        guard case .text(let text) = body.content else {
+            return fail(.notText, "the message is \(body.content.type) content, not text")
         }
         message.text = text
         message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)

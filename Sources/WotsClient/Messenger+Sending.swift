@@ -49,6 +49,11 @@ extension Messenger {
                 "the message is \(size) bytes (at most \(Self.maximumMessageSize))"
             )
         }
+        do {
+            _ = try MessageBody(.text(text)).encoded()
+        } catch let error as WotsError {
+            throw WotsError(.invalidInput, "the message is too long once encoded: \(error.reason)")
+        }
     }
 
     /// Seals `text` for `nickname` and hands it to the relay.
@@ -96,7 +101,7 @@ extension Messenger {
         } else {
             try Self.validateMessage(text)
             envelope = try Envelope.seal(
-                plaintext: Array(text.utf8),
+                plaintext: try MessageBody(.text(text)).encoded(),
                 messageID: messageID,
                 from: unlocked.token,
                 identity: unlocked.identity,
