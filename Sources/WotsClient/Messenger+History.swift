@@ -22,7 +22,7 @@ extension Messenger {
             throw WotsError(.unknownNickname, "no conversation with \(nickname): not a contact on this machine")
         }
         let history = try self.openHistory(unlocked)
-        let expired = try self.removeExpired(from: history, now: Date()).count
+        let expired = try self.removeExpired(from: history, now: self.configuration.now()).count
         let items = try history.entries(with: contact.token).map { entry in
             HistoryItem(entry, from: entry.isOutgoing ? unlocked.profile.nickname : contact.nickname)
         }

@@ -82,6 +82,9 @@ enum Terminal {
     static func describe(_ message: ReceivedMessage) -> String {
         let stamp = "[\(Self.time(message.sentAt))]"
         let sender = Self.safe(message.senderName)
+        if message.isValid, message.text == nil, let content = message.body?.content {
+            return "\(stamp) \(sender): " + Self.describe(content)
+        }
         guard message.isValid, let text = message.text else {
             let problem = message.problem.map { "\($0.code): \(Self.safe($0.message))" } ?? "unreadable"
             let kept = message.acknowledge ? "" : " (kept in the mailbox)"
@@ -144,6 +147,17 @@ extension Terminal {
         let mark = item.isOutgoing ? " " + Self.mark(item.status) : ""
         let timer = item.expiresAt.map { " (disappears at \(Self.time($0)))" } ?? ""
         return "\(stamp) \(sender): \(body)\(mark)\(timer)"
+    }
+
+    /// Content that is not text, in one line.
+    static func describe(_ content: MessageContent) -> String {
+        switch content {
+        case .attachment(let reference):
+            let caption = reference.caption.map { " — " + Self.safe($0) } ?? ""
+            return "[file \(Self.safe(reference.name)), \(reference.size) bytes]" + caption
+        default:
+            return "unsupported message (\(Self.safe(content.type)))"
+        }
     }
 
     /// How far a sent message got: ✓ sent, ✓✓ delivered, ✓✓ read.

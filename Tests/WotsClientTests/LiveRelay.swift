@@ -50,7 +50,8 @@ struct LiveRelay: Sendable {
     }
 
     /// Registers `user` at the relay and gives it a home folder of its own.
-    func account(_ user: TestIdentity) async throws -> Messenger {
+    /// - Parameter now: the account's clock, for disappearing messages. Default the system clock.
+    func account(_ user: TestIdentity, now: @escaping @Sendable () -> Date = { Date() }) async throws -> Messenger {
         let request = RegistrationRequest(
             token: user.token,
             nickname: user.nickname,
@@ -81,10 +82,12 @@ struct LiveRelay: Sendable {
                 privateRecord: try user.privateRecord()
             )
         )
-        return try self.messenger(home: home, secret: user.secret)
+        return try self.messenger(home: home, secret: user.secret, now: now)
     }
 
-    func messenger(home: URL, secret: String) throws -> Messenger {
-        try Messenger(configuration: .init(relay: nil, home: home, secret: .value(secret)))
+    func messenger(home: URL, secret: String, now: @escaping @Sendable () -> Date = { Date() }) throws -> Messenger {
+        var configuration = Messenger.Configuration(relay: nil, home: home, secret: .value(secret))
+        configuration.now = now
+        return try Messenger(configuration: configuration)
     }
 }

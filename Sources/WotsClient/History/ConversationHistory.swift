@@ -126,6 +126,16 @@ public final class ConversationHistory: Sendable {
         }
     }
 
+    /// Deletes one message (a send the relay refused).
+    public func forget(_ key: MessageKey) throws {
+        try self.write { db in
+            try db.execute(
+                sql: "DELETE FROM messages WHERE sender = ? AND id = ?",
+                arguments: [Data(key.sender.bytes), key.id.rawBytes]
+            )
+        }
+    }
+
     /// The message with this key, if it is kept.
     public func entry(_ key: MessageKey) throws -> HistoryEntry? {
         try self.read { db in
