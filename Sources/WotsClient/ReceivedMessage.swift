@@ -88,6 +88,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.sentAt = sentAt
         self.receivedAt = receivedAt
         self.text = text
+        self.body = text.flatMap { try? MessageBody(.text($0)) }
         self.problem = problem
         self.acknowledge = acknowledge
     }
@@ -102,6 +103,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.sentAt = try container.decode(Date.self, forKey: .sentAt)
         self.receivedAt = try container.decode(Date.self, forKey: .receivedAt)
         self.text = try container.decodeIfPresent(String.self, forKey: .text)
+        self.body = self.text.flatMap { try? MessageBody(.text($0)) }
         self.problem = try container.decodeIfPresent(Problem.self, forKey: .error)
         self.warnings = try container.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
         self.acknowledge = true
