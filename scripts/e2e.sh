@@ -368,9 +368,10 @@ ok
 step "mail signed with bob's changed key is reported, not shown, and kept until trusted"
 expect_success as bob send --to alice "new key says hi $MARKER"
 expect_success as alice inbox --json
-[[ $(json 'len(d)') == 1 && $(json 'd[0]["valid"]') == False && $(json 'd[0]["error"]["code"]') == key_changed ]] \
+# Bob's receipts for the mail he read since rotating are signed with the new key too, so they wait beside it.
+[[ $(json 'len(d) >= 1 and all(not m["valid"] and m["error"]["code"] == "key_changed" for m in d)') == True ]] \
     || fail "changed-key mail not reported as key_changed"
-[[ $(json 'd[0]["text"]') == None ]] || fail "text shown for an unverified message"
+[[ $(json 'all(m["text"] is None for m in d)') == True ]] || fail "text shown for an unverified message"
 expect_success as alice inbox
 out_has "NOT SHOWN"
 ok

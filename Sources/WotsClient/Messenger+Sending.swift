@@ -84,7 +84,24 @@ extension Messenger {
                 history: history
             )
         }
-        return try await self.send(.text(text), to: entry, messageID: messageID, as: unlocked, history: history)
+        let sent = try await self.send(.text(text), to: entry, messageID: messageID, as: unlocked, history: history)
+        if entry.pinnedNow { await self.introduce(to: entry, as: unlocked, history: history) }
+        return sent
+    }
+
+    /// On first contact, tells the peer this account's avatar preset (a `profile` message); a courtesy that never
+    /// fails the send.
+    func introduce(
+        to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
+        as unlocked: Unlocked,
+        history: ConversationHistory
+    ) async {
+        guard case .preset(let preset)? = unlocked.account.privateRecord.avatar else { return }
+        do {
+            _ = try await self.send(.profile(.preset(preset)), to: recipient, as: unlocked, history: history)
+        } catch {
+            self.logger.notice("the profile could not be sent", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Looks up a recipient, proves it by the relay's transparency log and checks it against the contact book,

@@ -101,3 +101,28 @@ import WotsTesting
         }
     }
 }
+
+/// The avatar preset a new contact sends with its first message.
+@Suite struct ProfileTests {
+    @Test func theFirstMessageToANewContactCarriesTheSendersAvatarPreset() async throws {
+        try await LiveRelay.run { relay in
+            let alice = try await relay.account(TestIdentities.alice, avatar: .preset(.tiger))
+            let bob = try await relay.account(TestIdentities.bob)
+            _ = try await alice.send("hi, it's alice", to: TestIdentities.bob.nickname)
+            _ = try await alice.send("again", to: TestIdentities.bob.nickname)
+            var profiles: [ProfileAvatar] = []
+            var texts: [String?] = []
+            _ = try await bob.inbox(
+                keep: false,
+                show: { texts.append($0.text) },
+                event: { event in
+                    if case .profile(_, let avatar) = event { profiles.append(avatar) }
+                }
+            )
+            #expect(texts == ["hi, it's alice", "again"])
+            #expect(profiles == [.preset(.tiger)])
+            let history = try bob.openHistory(try await bob.unlock())
+            #expect(try history.avatar(of: TestIdentities.alice.token) == .tiger)
+        }
+    }
+}

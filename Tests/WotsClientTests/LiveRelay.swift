@@ -51,12 +51,16 @@ struct LiveRelay: Sendable {
 
     /// Registers `user` at the relay and gives it a home folder of its own.
     /// - Parameter now: the account's clock, for disappearing messages. Default the system clock.
-    func account(_ user: TestIdentity, now: @escaping @Sendable () -> Date = { Date() }) async throws -> Messenger {
+    func account(
+        _ user: TestIdentity,
+        avatar: Avatar? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> Messenger {
         let request = RegistrationRequest(
             token: user.token,
             nickname: user.nickname,
             publicKeys: user.publicKeys,
-            privateRecord: try user.privateRecord(),
+            privateRecord: try user.privateRecord(avatar: avatar),
             proof: Data(try user.registrationProof(relayID: self.relayID)).base64EncodedString()
         )
         let response = try await self.client.execute(
@@ -79,7 +83,7 @@ struct LiveRelay: Sendable {
                     registeredAt: Date(),
                     relayID: self.relayID
                 ),
-                privateRecord: try user.privateRecord()
+                privateRecord: try user.privateRecord(avatar: avatar)
             )
         )
         return try self.messenger(home: home, secret: user.secret, now: now)

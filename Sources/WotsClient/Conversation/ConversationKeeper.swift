@@ -66,6 +66,7 @@ public actor ConversationKeeper {
         case .typing:
             return nil  // typing only counts when it came ephemerally (`receiveEphemeral`)
         case .profile(let avatar):
+            if case .preset(let preset) = avatar { try self.history.setAvatar(preset, of: peer) }
             return .profile(peer: peer, avatar)
         case .checkpoint:
             return nil
@@ -141,6 +142,12 @@ public actor ConversationKeeper {
             recipientKeys: contact.publicKeys
         )
         try await link.sendEphemeral(envelope)
+    }
+
+    /// Sends this account's avatar preset (a `profile` message), as on first contact; nothing without a preset.
+    func sendProfile(to peer: Token) async throws {
+        guard case .preset(let preset)? = self.unlocked.account.privateRecord.avatar else { return }
+        _ = try await self.send(.profile(.preset(preset)), to: peer)
     }
 
     /// Sets the conversation's disappearing timer and tells the peer (a `settings` message).

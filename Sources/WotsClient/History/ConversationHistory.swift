@@ -58,6 +58,9 @@ public final class ConversationHistory: Sendable {
                     """
             )
         }
+        migrator.registerMigration("2 avatars") { db in
+            try db.execute(sql: "ALTER TABLE conversations ADD COLUMN avatar TEXT")
+        }
         return migrator
     }
 
@@ -205,6 +208,30 @@ public final class ConversationHistory: Sendable {
                     ON CONFLICT (peer) DO UPDATE SET disappear_after = excluded.disappear_after
                     """,
                 arguments: [Data(peer.bytes), seconds]
+            )
+        }
+    }
+
+    /// The avatar preset the peer sent in its `profile` message, if it did.
+    public func avatar(of peer: Token) throws -> Avatar.Preset? {
+        try self.read { db in
+            try String.fetchOne(
+                db,
+                sql: "SELECT avatar FROM conversations WHERE peer = ?",
+                arguments: [Data(peer.bytes)]
+            )
+        }.flatMap(Avatar.Preset.init(rawValue:))
+    }
+
+    /// Keeps the avatar preset the peer sent.
+    public func setAvatar(_ preset: Avatar.Preset, of peer: Token) throws {
+        try self.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO conversations (peer, avatar) VALUES (?, ?)
+                    ON CONFLICT (peer) DO UPDATE SET avatar = excluded.avatar
+                    """,
+                arguments: [Data(peer.bytes), preset.rawValue]
             )
         }
     }
