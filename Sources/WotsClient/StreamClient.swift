@@ -151,10 +151,9 @@ public struct StreamClient: Sendable {
             var unanswered: [String: [MessageKey]] = [:]
             for try await message in inbound.messages(maxSize: maximumFrameSize) {
                 guard case .text(let text) = message else { continue }
-                if let probe = try? decoder.decode(EphemeralRelayFrame.self, from: Data(text.utf8)),
-                    probe.ephemeral == true
-                {
-                    if let delivered = probe.message { await ephemeral(delivered) }
+                if (try? decoder.decode(EphemeralFlag.self, from: Data(text.utf8)))?.ephemeral == true {
+                    let frame = try? decoder.decode(EphemeralRelayFrame.self, from: Data(text.utf8))
+                    if let delivered = frame?.message { await ephemeral(delivered) }
                     continue
                 }
                 let frame: RelayFrame

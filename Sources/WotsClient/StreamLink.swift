@@ -47,6 +47,11 @@ struct EphemeralSendFrame: Encodable {
     }
 }
 
+/// Only the `ephemeral` key of a relay frame, read first so ordinary frames are not decoded twice.
+struct EphemeralFlag: Decodable {
+    var ephemeral: Bool?
+}
+
 /// The relay's frames about ephemeral sends: `message` (no `seq`, never acknowledged) and `accepted` (no `seq`).
 struct EphemeralRelayFrame: Decodable {
     var type: String

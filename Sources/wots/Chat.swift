@@ -37,8 +37,7 @@ struct Chat: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let nickname = try parseNickname(self.with)
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
-        let peer = try? messenger.store.contactBook().contact(named: nickname)?.token
-        let display = ConversationDisplay(names: peer.map { [$0: nickname] } ?? [:])
+        let display = ConversationDisplay(store: messenger.store)
         try await messenger.chat(
             with: nickname,
             readReceipts: !self.noReadReceipts,

@@ -4,13 +4,16 @@ import WotsCore
 
 /// How `wots inbox`, `listen` and `chat` show what happened besides messages: receipts, typing, timers, expiry.
 actor ConversationDisplay {
-    /// The people the command knows by name (the chat's peer), for "bob is typing…".
-    let names: [Token: Nickname]
+    /// Where names come from: the contact book, read when needed (a contact pinned meanwhile is known).
+    let store: LocalStore
     private var typingGeneration = 0
 
-    init(names: [Token: Nickname] = [:]) { self.names = names }
+    init(store: LocalStore) { self.store = store }
 
-    func name(_ token: Token) -> String { self.names[token].map { Terminal.safe($0.value) } ?? "token \(token)" }
+    func name(_ token: Token) -> String {
+        let nickname = (try? self.store.contactBook())?.contact(token: token)?.nickname
+        return nickname.map { Terminal.safe($0.value) } ?? "token \(token)"
+    }
 
     func show(_ event: ConversationEvent) {
         switch event {

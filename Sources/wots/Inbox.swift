@@ -39,7 +39,7 @@ struct Inbox: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         var collected: [InboxEntry] = []
         let json = self.json
-        let display = ConversationDisplay()
+        let display = ConversationDisplay(store: messenger.store)
         var events: [ConversationEvent] = []
         let summary = try await messenger.inbox(
             keep: self.keep,

@@ -27,7 +27,7 @@ struct Listen: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let json = self.json
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
-        let display = ConversationDisplay()
+        let display = ConversationDisplay(store: messenger.store)
         for warning in await messenger.ownEntryWarnings() {
             Terminal.note("wots: WARNING: \(warning)")
         }
