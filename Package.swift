@@ -161,7 +161,8 @@ let package = Package(
         .testTarget(
             name: "WotsRelayTests",
             dependencies: [
-                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting", "WotsTransparency",
+                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsStorageSQLite", "WotsTesting",
+                "WotsTransparency",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

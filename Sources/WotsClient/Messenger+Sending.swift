@@ -50,7 +50,9 @@ extension Messenger {
             )
         }
         do {
-            _ = try MessageBody(.text(text)).encoded()
+            // The largest log head a message can carry, so the check holds whatever head is gossiped.
+            let largestHead = try LogHead(size: UInt64(1) << 53, root: Array(repeating: 0xFF, count: 32))
+            _ = try MessageBody(.text(text), log: largestHead).encoded()
         } catch let error as WotsError {
             throw WotsError(.invalidInput, "the message is too long once encoded: \(error.reason)")
         }
@@ -146,7 +148,9 @@ extension Messenger {
             } else {
                 timer = UInt32(clamping: try history.disappearAfter(with: entry.token))
             }
-            let body = try MessageBody(content, disappearAfter: timer)
+            // What a person reads carries this client's view of the relay's log (gossip); receipts stay small.
+            let gossip = content.wantsReceipts ? try? await self.auditor.gossipHead() : nil
+            let body = try MessageBody(content, disappearAfter: timer, log: gossip ?? nil)
             envelope = try Envelope.seal(
                 plaintext: try body.encoded(),
                 messageID: messageID,

@@ -151,11 +151,6 @@ public struct StreamClient: Sendable {
             var unanswered: [String: [MessageKey]] = [:]
             for try await message in inbound.messages(maxSize: maximumFrameSize) {
                 guard case .text(let text) = message else { continue }
-                if (try? decoder.decode(EphemeralFlag.self, from: Data(text.utf8)))?.ephemeral == true {
-                    let frame = try? decoder.decode(EphemeralRelayFrame.self, from: Data(text.utf8))
-                    if let delivered = frame?.message { await ephemeral(delivered) }
-                    continue
-                }
                 let frame: RelayFrame
                 do {
                     frame = try decoder.decode(RelayFrame.self, from: Data(text.utf8))
@@ -206,7 +201,9 @@ public struct StreamClient: Sendable {
                         }
                     }
                     throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
-                case .accepted, .acked, .subscribed, .directory:
+                case .ephemeralMessage(let receivedAt, let envelope):
+                    await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
+                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
                     continue
                 }
             }

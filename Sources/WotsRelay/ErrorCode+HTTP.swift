@@ -10,6 +10,7 @@ extension ErrorCode {
         case .notFound, .unknownNickname, .unknownToken, .unknownRecipient: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .nicknameTaken, .tokenTaken, .messageIDConflict, .recipientKeyChanged, .alreadyAuthenticated: .conflict
+        case .messageExpired: .unprocessableContent
         case .envelopeTooLarge, .requestTooLarge: .contentTooLarge
         case .rateLimited, .mailboxFull, .mailboxQuotaExceeded: .tooManyRequests
         case .storageUnavailable, .storageFull, .notReady: .serviceUnavailable

@@ -22,14 +22,21 @@ struct LiveRelay: Sendable {
 
     var url: String { "http://127.0.0.1:\(self.port)" }
 
-    static func run(_ body: @Sendable (LiveRelay) async throws -> Void) async throws {
+    /// - Parameter clock: the relay's clock (its calendar time starts now and moves as far as the clock does);
+    ///   default real time.
+    static func run(clock: ManualClock? = nil, _ body: @Sendable (LiveRelay) async throws -> Void) async throws {
         var configuration = RelayConfiguration()
         configuration.port = 0
         configuration.sendRate = .unlimited
         configuration.registrationRate = .unlimited
         var logger = Logger(label: "wots.relay.test")
         logger.logLevel = .warning
-        let relay = try await Relay(configuration: configuration, storage: .inMemory(), logger: logger)
+        let relay = try await Relay(
+            configuration: configuration,
+            storage: .inMemory(),
+            clock: clock.map { RelayClock($0) } ?? .continuous,
+            logger: logger
+        )
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try await relay.buildApplication().test(.live) { client in

@@ -103,3 +103,19 @@ import WotsCore
 enum Base32Sample {
     static let blob = "aaaqeayeaudaocajbifqydiob4"
 }
+
+@Suite struct LogHeadGossipTests {
+    @Test func everyBodyMayCarryALogHeadAndAReceiptWithOneStillFitsTheFirstBucket() throws {
+        let head = try LogHead(size: 1_234_567, root: Array(repeating: 0xAB, count: 32))
+        let receipt = try MessageBody(
+            .receipt(Receipt(status: .delivered, messages: [MessageKey(sender: MessageBodyTests.alice, id: UUID())])),
+            disappearAfter: 604_800,
+            log: head
+        )
+        #expect(try MessageBody(decoding: receipt.encoded()) == receipt)
+        #expect(try receipt.encoded().count < 255)
+        #expect(throws: WotsError(.malformed, "")) {
+            try MessageBody(decoding: Array(#"{"type":"text","text":"x","log":{"size":1,"root":"AAAA"}}"#.utf8))
+        }
+    }
+}

@@ -12,9 +12,11 @@ public struct MessageBody: Sendable, Hashable {
     public var content: MessageContent
     /// Seconds after `sentAt` when the message disappears; 0 = never. A `settings` message carries its new timer.
     public var disappearAfter: UInt32
+    /// The sender's newest verified transparency-log head, so the recipient can check both saw the same log.
+    public var log: LogHead?
 
     /// - Throws: `malformed` for a timer beyond 365 days, or a `settings` message whose timer differs from its own.
-    public init(_ content: MessageContent, disappearAfter: UInt32 = 0) throws {
+    public init(_ content: MessageContent, disappearAfter: UInt32 = 0, log: LogHead? = nil) throws {
         if case .settings(let timer) = content, timer != disappearAfter {
             throw WotsError(.malformed, "a settings message disappears after its own timer (\(timer) s)")
         }
@@ -23,6 +25,7 @@ public struct MessageBody: Sendable, Hashable {
         }
         self.content = content
         self.disappearAfter = disappearAfter
+        self.log = log
     }
 
     /// A `settings` message setting the conversation's timer (0 = off).
@@ -79,6 +82,6 @@ public struct MessageBody: Sendable, Hashable {
         } catch {
             throw WotsError(.malformed, "message content is not a JSON object with a string type (\(error))")
         }
-        try self.init(wire.content(), disappearAfter: wire.disappearAfter ?? 0)
+        try self.init(wire.content(), disappearAfter: wire.disappearAfter ?? 0, log: wire.log)
     }
 }

@@ -11,6 +11,7 @@ struct MessageBodyWire: Codable {
     var avatar: AvatarWire?
     var note: String?
     var attachment: AttachmentWire?
+    var log: LogHead?
 
     struct AvatarWire: Codable {
         var preset: String?
@@ -18,12 +19,13 @@ struct MessageBodyWire: Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, disappearAfter, text, status, messages, state, avatar, note
+        case type, disappearAfter, text, status, messages, state, avatar, note, log
     }
 
     init(_ body: MessageBody) {
         self.type = body.content.type
         self.disappearAfter = body.disappearAfter == 0 ? nil : body.disappearAfter
+        self.log = body.log
         switch body.content {
         case .text(let text): self.text = text
         case .receipt(let receipt):
@@ -52,6 +54,7 @@ struct MessageBodyWire: Codable {
         self.state = try container.decodeIfPresent(String.self, forKey: .state)
         self.avatar = try container.decodeIfPresent(AvatarWire.self, forKey: .avatar)
         self.note = try container.decodeIfPresent(String.self, forKey: .note)
+        self.log = try container.decodeIfPresent(LogHead.self, forKey: .log)
         self.attachment = self.type == "attachment" ? try AttachmentWire(from: decoder) : nil
     }
 
@@ -65,6 +68,7 @@ struct MessageBodyWire: Codable {
         try container.encodeIfPresent(self.state, forKey: .state)
         try container.encodeIfPresent(self.avatar, forKey: .avatar)
         try container.encodeIfPresent(self.note, forKey: .note)
+        try container.encodeIfPresent(self.log, forKey: .log)
         try self.attachment?.encode(to: encoder)
     }
 
