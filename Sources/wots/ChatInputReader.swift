@@ -50,8 +50,22 @@ enum ChatInputReader {
     private static func readKeys(into continuation: AsyncStream<ChatInput>.Continuation) {
         var line: [UInt8] = []
         var byte: UInt8 = 0
+        var escape = EscapeState.none
         while Glibc.read(STDIN_FILENO, &byte, 1) == 1 {
+            // Arrow and function keys send ESC [ … or ESC O …; this simple editor skips them whole.
+            switch escape {
+            case .started:
+                escape = byte == 0x5B || byte == 0x4F ? .sequence : .none
+                continue
+            case .sequence:
+                if (0x40...0x7E).contains(byte) { escape = .none }
+                continue
+            case .none:
+                break
+            }
             switch byte {
+            case 0x1B:
+                escape = .started
             case 0x04 where line.isEmpty:  // Ctrl-D
                 return
             case 0x0A, 0x0D:
@@ -74,6 +88,8 @@ enum ChatInputReader {
             }
         }
     }
+
+    private enum EscapeState { case none, started, sequence }
 
     private static func echo(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
 }
