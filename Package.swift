@@ -120,6 +120,7 @@ let package = Package(
             dependencies: [
                 "CKeyring", "WotsCore", "WotsCrypto", "WotsTransparency",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -180,7 +181,12 @@ let package = Package(
         .testTarget(
             name: "WotsClientTests",
             dependencies: [
-                "WotsClient", "WotsCore", "WotsCrypto", "WotsTesting", "WotsTransparency",
+                "WotsClient", "WotsCore", "WotsCrypto", "WotsRelay", "WotsStorage", "WotsTesting", "WotsTransparency",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

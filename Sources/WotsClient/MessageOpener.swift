@@ -120,10 +120,9 @@ struct MessageOpener {
             return fail(error.code, error.reason)
         }
         try await self.checkGossip(body.log, from: message.from?.description ?? header.sender.description)
-        guard case .text(let text) = body.content else {
-            return fail(.notText, "the message is \(body.content.type) content, not text")
-        }
-        message.text = text
+        message.body = body
+        message.expiresAt = header.expiresAt
+        if case .text(let text) = body.content { message.text = text }
         message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)
         return message
     }

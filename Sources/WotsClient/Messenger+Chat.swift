@@ -1,52 +1,120 @@
 import Foundation
 public import WotsCore
+import WotsCrypto
+
+/// What the person in a chat did: pressed a key (they are typing) or finished a line.
+public enum ChatInput: Sendable, Hashable {
+    case keystroke
+    case line(String)
+}
 
 extension Messenger {
-    /// An interactive conversation: every line from `input` is sent to `nickname`, while incoming messages stream
-    /// to `show`. Ends when the input ends.
+    /// An interactive conversation: every line from `input` is sent to `nickname` (`/disappear 2s|1h|off` sets the
+    /// disappearing timer instead), keystrokes become typing indicators, and everything that happens streams to
+    /// `event`. Ends when the input ends.
     /// - Parameters:
-    ///   - input: opens the lines to send; called only once the recipient is looked up and the account unlocked, so
-    ///     nothing typed before (the secret above all) can be read as a chat line.
-    ///   - sent: called after each line was accepted by the relay.
+    ///   - readReceipts: send `read` receipts for the messages shown (when the account setting allows). Default true.
+    ///   - input: opens the input; called only once the recipient is looked up and the account unlocked, so nothing
+    ///     typed before (the secret above all) can be read as a chat line.
+    ///   - event: messages, receipts (`.status`, including `.sent` once the relay accepted a line), typing, timers.
     ///   - failed: called when a line could not be sent (the chat goes on).
     public func chat(
         with nickname: Nickname,
-        input: @Sendable () -> AsyncStream<String>,
+        readReceipts: Bool = true,
+        input: @Sendable () -> AsyncStream<ChatInput>,
         status: @escaping @Sendable (StreamClient.Status) -> Void,
-        show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
-        sent: @escaping @Sendable (SentMessage) -> Void,
+        event: @escaping @Sendable (ConversationEvent) async throws -> Void,
         failed: @escaping @Sendable (WotsError) -> Void,
         expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
         let recipient = try await self.recipient(nickname)
+        let peer = recipient.entry.token
         let unlocked = try await self.unlock()
+        let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: readReceipts)
         try await self.reportExpiredMessages(to: expired)
-        let state = try self.listenerState(for: unlocked)
-        let stream = StreamClient(relay: self.relay, logger: self.logger)
+        if recipient.pinnedNow { try? await keeper.sendProfile(to: peer) }
+        if let preset = try keeper.history.avatar(of: peer) {
+            try await event(.profile(peer: peer, .preset(preset)))
+        }
+        let link = StreamLink()
+        let typing = TypingSender(keeper: keeper, peer: peer, link: link)
         let lines = input()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await stream.run(status: status) { delivered in
-                    guard let message = try await state.open(delivered) else { return true }
-                    try await show(message)
-                    if message.acknowledge { try await state.markSeen(message.key) }
-                    return message.acknowledge
+                try await self.converse(keeper: keeper, unlocked: unlocked, status: status, link: link) { happened in
+                    try await event(happened)
+                    if case .message(let message) = happened, message.fromToken == peer {
+                        await keeper.markRead(message)
+                        await keeper.flushReceipts()
+                    }
                 }
             }
             group.addTask {
-                for await line in lines {
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    await typing.tick()
+                }
+            }
+            group.addTask {
+                for await item in lines {
+                    guard case .line(let line) = item else {
+                        await typing.keystroke()
+                        continue
+                    }
                     let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
                     guard !text.isEmpty else { continue }
+                    await typing.sent()
                     do {
-                        sent(try await self.send(text, to: recipient, as: unlocked))
+                        if let command = try ChatCommand(text) {
+                            switch command {
+                            case .disappear(let seconds):
+                                _ = try await keeper.setTimer(seconds, with: peer)
+                                try await event(.timer(seconds: seconds, peer: peer, setBy: unlocked.token))
+                            }
+                        } else {
+                            let sent = try await keeper.send(.text(text), to: peer)
+                            try await event(
+                                .status([MessageKey(sender: unlocked.token, id: sent.id)], .sent, peer: peer)
+                            )
+                        }
                     } catch let error as WotsError {
                         failed(error)
                     }
                 }
             }
-            // The first task to finish is the input ending (or the stream failing for good): stop the other.
+            // The first task to finish is the input ending (or the stream failing for good): stop the others.
             try await group.next()
             group.cancelAll()
         }
+    }
+}
+
+/// Sends this side's typing indicators as ephemeral frames, throttled by `TypingThrottle`.
+actor TypingSender {
+    let keeper: ConversationKeeper
+    let peer: Token
+    let link: StreamLink
+    private var throttle = TypingThrottle<ContinuousClock.Instant>()
+
+    init(keeper: ConversationKeeper, peer: Token, link: StreamLink) {
+        self.keeper = keeper
+        self.peer = peer
+        self.link = link
+    }
+
+    func keystroke() async {
+        if self.throttle.keystroke(at: .now) { await self.send(.started) }
+    }
+
+    func tick() async {
+        if self.throttle.tick(at: .now) { await self.send(.stopped) }
+    }
+
+    func sent() async {
+        if self.throttle.sent() { await self.send(.stopped) }
+    }
+
+    private func send(_ state: MessageContent.TypingState) async {
+        try? await self.keeper.sendTyping(state, to: self.peer, link: self.link)
     }
 }

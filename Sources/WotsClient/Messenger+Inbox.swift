@@ -23,12 +23,20 @@ extension Messenger {
     ///   - keep: leave everything in the mailbox and every notice at the relay (and show them again next time).
     ///   - show: called once per new message, in mailbox order, before it is acknowledged.
     ///   - expired: called once per expired message, oldest first, before its notice is cleared.
+    ///   - readReceipts: send `read` receipts for the messages shown (when the account setting allows). Default true.
+    ///   - event: told what else happened: receipts, timers, disappearing messages that expired.
+    /// Messages a person reads are kept in the history and answered with `delivered` receipts.
     public func inbox(
         keep: Bool,
+        readReceipts: Bool = true,
         show: (ReceivedMessage) throws -> Void,
+        event: (ConversationEvent) throws -> Void = { _ in },
         expired: (ExpiredMessage) throws -> Void = { _ in }
     ) async throws -> InboxSummary {
         let unlocked = try await self.unlock()
+        let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: readReceipts)
+        let gone = try await keeper.removeExpired()
+        if gone > 0 { try event(.expired(count: gone)) }
         var opener = MessageOpener(
             relay: self.relay,
             token: unlocked.token,
@@ -52,9 +60,17 @@ extension Messenger {
                     acknowledge.append(delivered.envelope.header.messageKey)
                     continue
                 }
-                try show(message)
-                summary.shown += 1
-                if !message.isValid { summary.invalid += 1 }
+                switch try await keeper.receive(message) {
+                case .message(let shown):
+                    try show(shown)
+                    summary.shown += 1
+                    if !shown.isValid { summary.invalid += 1 }
+                    await keeper.markRead(shown)
+                case let other?:
+                    try event(other)
+                case nil:
+                    break
+                }
                 if message.acknowledge {
                     opener.markSeen(message.key)
                     acknowledge.append(message.key)
@@ -68,6 +84,7 @@ extension Messenger {
                 }
             }
         }
+        await keeper.flushReceipts()
         let expiredMessages = try await self.fetchExpiredMessages(keep: true)
         for message in expiredMessages { try expired(message) }
         summary.expired = expiredMessages.count

@@ -2,24 +2,73 @@ import Foundation
 import WotsCore
 
 extension Messenger {
-    /// Streams incoming messages until cancelled: each is verified, decrypted and handed to `show`, then acknowledged.
+    /// Streams incoming messages until cancelled: each is verified, decrypted, kept in the history and answered with
+    /// a `delivered` receipt, handed to `show`, then acknowledged.
     /// - Parameters:
     ///   - status: connection changes, for a status line on stderr.
     ///   - show: called once per new message; it should print and flush before returning.
+    ///   - event: told what else happened (receipts, timers, disappearing messages that expired).
     public func listen(
         status: @escaping @Sendable (StreamClient.Status) -> Void,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
+        event: @escaping @Sendable (ConversationEvent) async throws -> Void = { _ in },
         expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
         let unlocked = try await self.unlock()
+        let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: false)
         try await self.reportExpiredMessages(to: expired)
+        try await self.converse(
+            keeper: keeper,
+            unlocked: unlocked,
+            status: status,
+            handle: { happened in
+                if case .message(let message) = happened { try await show(message) } else { try await event(happened) }
+            }
+        )
+    }
+
+    /// Runs the live stream for `keeper`: every message and ephemeral frame becomes an event for `handle`; receipts
+    /// go out after each message; disappearing messages are deleted on time (checked every second).
+    func converse(
+        keeper: ConversationKeeper,
+        unlocked: Unlocked,
+        status: @escaping @Sendable (StreamClient.Status) -> Void,
+        link: StreamLink? = nil,
+        handle: @escaping @Sendable (ConversationEvent) async throws -> Void
+    ) async throws {
+        let gone = try await keeper.removeExpired()
+        if gone > 0 { try await handle(.expired(count: gone)) }
         let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
-        try await stream.run(status: status) { delivered in
-            guard let message = try await state.open(delivered) else { return true }
-            try await show(message)
-            if message.acknowledge { try await state.markSeen(message.key) }
-            return message.acknowledge
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await stream.run(
+                    status: status,
+                    link: link,
+                    ephemeral: { delivered in
+                        guard let message = try? await state.open(delivered),
+                            let happened = await keeper.receiveEphemeral(message)
+                        else { return }
+                        try? await handle(happened)
+                    },
+                    handle: { delivered in
+                        guard let message = try await state.open(delivered) else { return true }
+                        if let happened = try await keeper.receive(message) { try await handle(happened) }
+                        await keeper.flushReceipts()
+                        if message.acknowledge { try await state.markSeen(message.key) }
+                        return message.acknowledge
+                    }
+                )
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    let gone = try await keeper.removeExpired()
+                    if gone > 0 { try await handle(.expired(count: gone)) }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
         }
     }
 }
@@ -62,6 +111,7 @@ actor ListenerState {
         self.opener = opener
     }
 
+    /// Opens a delivered message; nil for one shown before.
     func open(_ delivered: DeliveredMessage) async throws -> ReceivedMessage? {
         // Pick up contacts trusted by another wots process since the last message.
         if let book = try? self.store.contactBook() { self.opener.contacts = book }

@@ -64,11 +64,46 @@ extension Messenger {
     /// (relay unreachable, 5xx, rate limit) is retried with the same envelope, so the relay stores it once.
     /// - Parameter messageID: default a fresh random id; pass the same id to retry a send safely.
     /// - Throws: `WotsError.keyChanged`, `.unknownNickname`, the relay's refusal.
-    public func send(_ text: String, to nickname: Nickname, messageID: UUID = UUID()) async throws -> SentMessage {
+    /// - Parameter disappearAfter: first set the conversation's disappearing timer to this many seconds (0 turns
+    ///   it off) and tell the recipient (a `settings` message); the text then disappears after it too.
+    public func send(
+        _ text: String,
+        to nickname: Nickname,
+        messageID: UUID = UUID(),
+        disappearAfter: UInt32? = nil
+    ) async throws -> SentMessage {
         try Self.validateMessage(text)
         let unlocked = try await self.unlock()
         let entry = try await self.recipient(nickname)
-        return try await self.send(text, to: entry, messageID: messageID, as: unlocked)
+        let history = try self.openHistory(unlocked)
+        _ = try self.removeExpired(from: history, now: self.configuration.now())
+        if let disappearAfter {
+            try history.setDisappearAfter(Int(disappearAfter), with: entry.entry.token)
+            _ = try await self.send(
+                .settings(disappearAfter: disappearAfter),
+                to: entry,
+                as: unlocked,
+                history: history
+            )
+        }
+        let sent = try await self.send(.text(text), to: entry, messageID: messageID, as: unlocked, history: history)
+        if entry.pinnedNow { await self.introduce(to: entry, as: unlocked, history: history) }
+        return sent
+    }
+
+    /// On first contact, tells the peer this account's avatar preset (a `profile` message); a courtesy that never
+    /// fails the send.
+    func introduce(
+        to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
+        as unlocked: Unlocked,
+        history: ConversationHistory
+    ) async {
+        guard case .preset(let preset)? = unlocked.account.privateRecord.avatar else { return }
+        do {
+            _ = try await self.send(.profile(.preset(preset)), to: recipient, as: unlocked, history: history)
+        } catch {
+            self.logger.notice("the profile could not be sent", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Looks up a recipient, proves it by the relay's transparency log and checks it against the contact book,
@@ -82,16 +117,21 @@ extension Messenger {
         return (entry, pinnedNow)
     }
 
+    /// Seals `content` under the conversation's disappearing timer (a `settings` message under its own), posts it,
+    /// and keeps a text or an attachment in `history` as `sent`.
     func send(
-        _ text: String,
+        _ content: MessageContent,
         to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
         messageID: UUID = UUID(),
-        as unlocked: Unlocked
+        as unlocked: Unlocked,
+        history: ConversationHistory
     ) async throws -> SentMessage {
         let entry = recipient.entry
         var outbox = try self.store.outbox()
         let envelope: Envelope
-        if let sealed = outbox.envelope(id: messageID) {
+        // Only what a person reads is kept for a retry; receipts and settings are sent once.
+        let kept = content.wantsReceipts
+        if kept, let sealed = outbox.envelope(id: messageID) {
             // A retry: the same envelope again, so the relay stores it once and repeats its receipt.
             guard sealed.header.recipient == entry.token, sealed.header.recipientFingerprint == entry.fingerprint else {
                 throw WotsError(
@@ -101,30 +141,55 @@ extension Messenger {
             }
             envelope = sealed
         } else {
-            try Self.validateMessage(text)
+            if case .text(let text) = content { try Self.validateMessage(text) }
+            let timer: UInt32
+            if case .settings(let seconds) = content {
+                timer = seconds
+            } else {
+                timer = UInt32(clamping: try history.disappearAfter(with: entry.token))
+            }
+            // What a person reads carries this client's view of the relay's log (gossip); receipts stay small.
+            let gossip = content.wantsReceipts ? try? await self.auditor.gossipHead() : nil
+            let body = try MessageBody(content, disappearAfter: timer, log: gossip ?? nil)
             envelope = try Envelope.seal(
-                plaintext: try MessageBody(.text(text), log: try? await self.auditor.gossipHead()).encoded(),
+                plaintext: try body.encoded(),
                 messageID: messageID,
                 from: unlocked.token,
                 identity: unlocked.identity,
                 to: entry.token,
-                recipientKeys: entry.publicKeys
+                recipientKeys: entry.publicKeys,
+                expiresAfter: timer == 0 ? nil : .seconds(timer)
             )
-            outbox.add(envelope)
-            try self.store.save(outbox)
+            if kept {
+                outbox.add(envelope)
+                try self.store.save(outbox)
+            }
+        }
+        // Kept before posting, so a receipt that comes back at once finds it; forgotten if the relay refuses it.
+        if kept {
+            try history.record(
+                HistoryEntry(
+                    peer: entry.token,
+                    sender: unlocked.token,
+                    id: messageID,
+                    sentAt: envelope.header.sentAt,
+                    expiresAt: envelope.header.expiresAt,
+                    status: .sent,
+                    content: try MessageBody(content).encoded()
+                )
+            )
         }
         let receipt: SendReceipt
         do {
             receipt = try await self.deliver(envelope)
-        } catch let error as WotsError where Self.isTransient(error) {
-            throw WotsError(
-                error.code,
-                "\(error.reason); not sent (to try again safely: --id \(messageID.uuidString.lowercased()))",
-                retryAfterSeconds: error.retryAfterSeconds
-            )
+        } catch {
+            if kept { try? history.forget(MessageKey(sender: unlocked.token, id: messageID)) }
+            throw Self.retryHint(error, messageID: messageID)
         }
-        outbox.markDelivered(messageID)
-        try? self.store.save(outbox)
+        if kept {
+            outbox.markDelivered(messageID)
+            try? self.store.save(outbox)
+        }
         return SentMessage(
             id: receipt.id,
             to: entry.nickname,
@@ -133,6 +198,16 @@ extension Messenger {
             receivedAt: receipt.receivedAt,
             pinnedNow: recipient.pinnedNow,
             fingerprint: entry.fingerprint
+        )
+    }
+
+    /// A transient failure names the id that retries the send safely; others pass unchanged.
+    static func retryHint(_ error: any Error, messageID: UUID) -> any Error {
+        guard let error = error as? WotsError, Self.isTransient(error) else { return error }
+        return WotsError(
+            error.code,
+            "\(error.reason); not sent (to try again safely: --id \(messageID.uuidString.lowercased()))",
+            retryAfterSeconds: error.retryAfterSeconds
         )
     }
 

@@ -22,6 +22,8 @@ public struct Messenger: Sendable {
         public var unlockCache: (any UnlockCache)?
         /// Told one-line notes for the user (a kept key that no longer works, an unavailable keyring).
         public var notice: @Sendable (String) -> Void = { _ in }
+        /// What time it is, for deciding which disappearing messages expired. Default the system clock.
+        public var now: @Sendable () -> Date = { Date() }
 
         /// The relay used when none is given and no account exists.
         public static let defaultRelay = "http://127.0.0.1:8080"

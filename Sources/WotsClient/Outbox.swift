@@ -36,6 +36,13 @@ public struct Outbox: Sendable, Hashable, Codable {
         }
     }
 
+    /// Forgets the envelopes with these ids (disappearing messages that expired). - Returns: whether any was kept.
+    public mutating func remove(_ ids: [UUID]) -> Bool {
+        let before = self.items.count
+        self.items.removeAll { ids.contains($0.envelope.header.messageID) }
+        return self.items.count != before
+    }
+
     public mutating func markDelivered(_ id: UUID) {
         if let index = self.items.firstIndex(where: { $0.envelope.header.messageID == id }) {
             self.items[index].delivered = true

@@ -15,6 +15,9 @@ public struct Profile: Sendable, Hashable, Codable {
     public var relayID: String?
     /// When this home restored the account, if it did: mail dated before it may be old mail served again.
     public var restoredAt: Date?
+    /// Whether this account tells senders when a person saw their messages (`wots settings --read-receipts`);
+    /// nil (profiles from before the setting) means on.
+    public var readReceipts: Bool?
 
     /// The pinned relay id's bytes.
     public var pinnedRelayID: [UInt8]? { self.relayID.flatMap { Data(base64Encoded: $0) }.map(Array.init) }

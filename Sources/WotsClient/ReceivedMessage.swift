@@ -44,15 +44,19 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     public var sentAt: Date
     /// The relay's clock.
     public var receivedAt: Date
-    /// The text, only for a verified and decrypted message.
+    /// The text, only for a verified and decrypted text message.
     public var text: String?
+    /// The typed content and its timer, for a verified and decrypted message of any type.
+    public var body: MessageBody?
+    /// When the message disappears (its header's `expiresAt`); nil for never.
+    public var expiresAt: Date?
     public var problem: Problem?
     /// Whether the message should be acknowledged (deleted at the relay) once shown. A message from a changed key is
     /// kept until the user trusts the key.
     public var acknowledge: Bool
     public var warnings: [Warning] = []
 
-    public var isValid: Bool { self.problem == nil && self.text != nil }
+    public var isValid: Bool { self.problem == nil && self.body != nil }
 
     /// The message's identity: (sender, id).
     public var key: MessageKey { MessageKey(sender: self.fromToken, id: self.id) }
@@ -84,6 +88,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.sentAt = sentAt
         self.receivedAt = receivedAt
         self.text = text
+        self.body = text.flatMap { try? MessageBody(.text($0)) }
         self.problem = problem
         self.acknowledge = acknowledge
     }
@@ -98,6 +103,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.sentAt = try container.decode(Date.self, forKey: .sentAt)
         self.receivedAt = try container.decode(Date.self, forKey: .receivedAt)
         self.text = try container.decodeIfPresent(String.self, forKey: .text)
+        self.body = self.text.flatMap { try? MessageBody(.text($0)) }
         self.problem = try container.decodeIfPresent(Problem.self, forKey: .error)
         self.warnings = try container.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
         self.acknowledge = true

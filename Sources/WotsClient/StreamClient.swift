@@ -52,12 +52,16 @@ public struct StreamClient: Sendable {
     /// Connects and delivers messages until the task is cancelled.
     /// - Parameters:
     ///   - status: told about connects and disconnects.
+    ///   - link: set to the live socket while connected, so frames can be sent on it. Default none.
+    ///   - ephemeral: called for each ephemeral message (typing): never stored by the relay, never acknowledged.
     ///   - handle: called for each delivered message; return true to acknowledge it.
     /// - Throws: `invalid_session` or `account_suspended` when the relay refuses the account (reconnecting would not
     ///   help),
     ///   `CancellationError` when cancelled.
     public func run(
         status: @escaping @Sendable (Status) -> Void,
+        link: StreamLink? = nil,
+        ephemeral: @escaping @Sendable (DeliveredMessage) async -> Void = { _ in },
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
         try self.checkStreamHost()
@@ -67,7 +71,14 @@ public struct StreamClient: Sendable {
             let connected = Flag()
             let reason: String
             do {
-                try await self.connectOnce(connected: connected, status: status, handle: handle)
+                defer { link?.detach() }
+                try await self.connectOnce(
+                    connected: connected,
+                    status: status,
+                    link: link,
+                    ephemeral: ephemeral,
+                    handle: handle
+                )
                 reason = "the relay closed the stream"
             } catch let error as WotsError where [.invalidSession, .accountSuspended].contains(error.code) {
                 throw error
@@ -110,6 +121,8 @@ public struct StreamClient: Sendable {
     private func connectOnce(
         connected: Flag,
         status: @escaping @Sendable (Status) -> Void,
+        link: StreamLink?,
+        ephemeral: @escaping @Sendable (DeliveredMessage) async -> Void,
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
         let session = try await self.relay.currentSession()
@@ -147,6 +160,7 @@ public struct StreamClient: Sendable {
                 switch frame {
                 case .ready:
                     connected.set()
+                    link?.attach(outbound)
                     status(.connected)
                 case .message(let delivered):
                     if try await handle(delivered) {
@@ -187,7 +201,9 @@ public struct StreamClient: Sendable {
                         }
                     }
                     throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
-                case .accepted, .acked, .subscribed, .directory, .ephemeralMessage, .ephemeralAccepted:
+                case .ephemeralMessage(let receivedAt, let envelope):
+                    await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
+                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
                     continue
                 }
             }

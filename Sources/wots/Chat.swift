@@ -12,7 +12,13 @@ struct Chat: AsyncParsableCommand {
             End with Ctrl-D. The recipient's key is checked (and pinned on first use) as for `wots send`. Typing is \
             read only once the account is unlocked and the chat is open: anything typed before is discarded, never \
             sent. Blank lines are not sent. Messages you sent that expired at the relay undelivered are reported \
-            first ("your message ID to bob expired undelivered after 30 days").
+            first ("your message ID to bob expired undelivered after 30 days"). What you send shows "✓ sent" \
+            once the relay took it, "✓✓ delivered" when bob's client stored it and "✓✓ read" when bob saw it \
+            (unless bob turned read receipts off). "bob is typing…" shows while bob types (your typing is sent \
+            likewise, never stored by the relay). `/disappear 30s|5m|1h|1d|off` sets the conversation's \
+            disappearing timer for both sides: later messages vanish from both machines and the relay when it \
+            runs out ("a disappearing message expired"). --no-read-receipts (or `wots settings --read-receipts \
+            off`) stops telling bob what you read.
             """
     )
 
@@ -22,35 +28,28 @@ struct Chat: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Who to talk with.", valueName: "NICK"))
     var with: String
 
+    @Flag(name: .customLong("no-read-receipts"), help: "Do not tell the peer which messages you read.")
+    var noReadReceipts = false
+
     func validate() throws { _ = try parseNickname(self.with) }
 
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let nickname = try parseNickname(self.with)
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        let display = ConversationDisplay(store: messenger.store)
         try await messenger.chat(
             with: nickname,
-            input: { Self.openInput(chattingWith: nickname) },
+            readReceipts: !self.noReadReceipts,
+            input: {
+                if Terminal.stdinIsTerminal { tcflush(STDIN_FILENO, TCIFLUSH) }
+                if Terminal.stderrIsTerminal { Terminal.note("chatting with \(nickname); Ctrl-D ends") }
+                return ChatInputReader.open()
+            },
             status: { Terminal.status($0, url: url) },
-            show: { message in Terminal.out(Terminal.describe(message)) },
-            sent: { _ in },
+            event: { await display.show($0) },
             failed: { error in Terminal.note("wots: not sent: \(error.reason)") },
             expired: { expired in Terminal.out(Terminal.describe(expired)) }
         )
-    }
-
-    /// Starts reading lines from stdin. On a terminal, whatever was typed before this moment (while the secret was
-    /// asked or the account unlocked) is discarded first, so it can never be sent.
-    static func openInput(chattingWith nickname: Nickname) -> AsyncStream<String> {
-        if Terminal.stdinIsTerminal { tcflush(STDIN_FILENO, TCIFLUSH) }
-        if Terminal.stderrIsTerminal { Terminal.note("chatting with \(nickname); Ctrl-D ends") }
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        // readLine blocks, so it gets its own thread rather than one of the few cooperative ones.
-        let reader = Thread {
-            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
-            continuation.finish()
-        }
-        reader.start()
-        return lines
     }
 }

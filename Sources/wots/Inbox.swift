@@ -16,7 +16,10 @@ struct Inbox: AsyncParsableCommand {
             protection"). Then come messages you sent that expired at the relay undelivered ("your message ID to \
             bob expired undelivered after 30 days"); in the JSON array as {"kind": "expired", "id", "to", \
             "toToken", "receivedAt", "expiredAt"} after the messages (a message has no "kind"). Each is reported \
-            once, unless --keep.
+            once, unless --keep. Each message is kept in the encrypted history (`wots history`) and its sender's \
+            client is told it was delivered; printed as text, also that you read it, unless --no-read-receipts or \
+            `wots settings --read-receipts off` (--json sends no read receipts). Receipts from your contacts are not \
+            shown as messages: they move your sent messages to delivered or read (✓✓ lines after the messages).
             """
     )
 
@@ -29,12 +32,19 @@ struct Inbox: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the messages in the mailbox (and expiry notices at the relay).")
     var keep = false
 
+    @Flag(name: .customLong("no-read-receipts"), help: "Do not tell senders which messages you read.")
+    var noReadReceipts = false
+
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         var collected: [InboxEntry] = []
         let json = self.json
+        let display = ConversationDisplay(store: messenger.store)
+        var events: [ConversationEvent] = []
         let summary = try await messenger.inbox(
             keep: self.keep,
+            // Printed for a person to read: `read` receipts (unless turned off); --json is for scripts.
+            readReceipts: !self.noReadReceipts && !json,
             show: { message in
                 if json {
                     collected.append(.message(message))
@@ -42,6 +52,7 @@ struct Inbox: AsyncParsableCommand {
                     Terminal.out(Terminal.describe(message))
                 }
             },
+            event: { events.append($0) },
             expired: { expired in
                 if json {
                     collected.append(.expired(expired))
@@ -50,6 +61,7 @@ struct Inbox: AsyncParsableCommand {
                 }
             }
         )
+        if !json { for event in events { await display.show(event) } }
         if json {
             try Terminal.json(collected)
         } else if summary.shown == 0 {

@@ -27,6 +27,7 @@ struct Listen: AsyncParsableCommand {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let json = self.json
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        let display = ConversationDisplay(store: messenger.store)
         for warning in await messenger.ownEntryWarnings() {
             Terminal.note("wots: WARNING: \(warning)")
         }
@@ -38,6 +39,10 @@ struct Listen: AsyncParsableCommand {
                 } else {
                     Terminal.out(Terminal.describe(message))
                 }
+            },
+            event: { event in
+                // Receipts, timers and expiry as lines for people; scripts get messages only.
+                if !json { await display.show(event) }
             },
             expired: { expired in
                 if json {

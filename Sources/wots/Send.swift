@@ -11,7 +11,11 @@ struct Send: AsyncParsableCommand {
             The text comes from the arguments, or from stdin when there are none. The recipient's keys are pinned \
             on first use; a changed key is refused until `wots trust NICK`. A send that failed midway can be \
             retried with the printed --id: the relay stores the message once. --json prints {"id", "to", \
-            "recipientToken", "seq", "receivedAt", "pinnedNow", "fingerprint"}.
+            "recipientToken", "seq", "receivedAt", "pinnedNow", "fingerprint"}. --disappear 30s|5m|1h|1d|off first \
+            sets the conversation's disappearing timer (both sides apply it; later messages vanish from both \
+            machines and the relay when it runs out). --wait-delivered then waits on the live stream until bob's \
+            client confirms it stored the message (exit 0), or --timeout passes: exit status 4, "sent but not \
+            confirmed delivered".
             """
     )
 
@@ -27,6 +31,18 @@ struct Send: AsyncParsableCommand {
     )
     var id: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Set the conversation's disappearing timer first.", valueName: "30s|5m|1h|1d|off")
+    )
+    var disappear: String?
+
+    @Flag(name: .customLong("wait-delivered"), help: "Wait until the recipient's client confirms it stored it.")
+    var waitDelivered = false
+
+    @Option(name: .long, help: ArgumentHelp("How long --wait-delivered waits. Default 30s.", valueName: "DURATION"))
+    var timeout: String?
+
     @Flag(name: .long, help: "Print the receipt as JSON.")
     var json = false
 
@@ -36,6 +52,9 @@ struct Send: AsyncParsableCommand {
     func validate() throws {
         _ = try parseNickname(self.to)
         if let id, UUID(uuidString: id) == nil { throw ValidationError("--id \"\(id)\" is not a UUID") }
+        _ = try self.disappearSeconds()
+        _ = try self.waitTimeout()
+        if self.timeout != nil, !self.waitDelivered { throw ValidationError("--timeout goes with --wait-delivered") }
         if !self.text.isEmpty {
             do {
                 try Messenger.validateMessage(self.text.joined(separator: " "))
@@ -59,7 +78,8 @@ struct Send: AsyncParsableCommand {
         let sent = try await messenger.send(
             message,
             to: try parseNickname(self.to),
-            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID()
+            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
+            disappearAfter: try self.disappearSeconds()
         )
         if sent.pinnedNow {
             Terminal.note(
@@ -70,6 +90,36 @@ struct Send: AsyncParsableCommand {
             try Terminal.json(sent)
         } else {
             Terminal.out("sent to \(sent.to) (id \(sent.id.uuidString.lowercased()))")
+        }
+        guard self.waitDelivered else { return }
+        let timeout = try self.waitTimeout()
+        guard let status = try await messenger.waitForDelivery(of: sent.id, timeout: timeout) else {
+            Terminal.note(
+                "wots: message \(sent.id.lowercasedString) was sent but not confirmed delivered within "
+                    + Terminal.span(timeout)
+            )
+            throw ExitCode(Wots.ExitStatus.unconfirmed)
+        }
+        if !self.json { Terminal.out(status == .read ? "read by \(sent.to)" : "delivered to \(sent.to)") }
+    }
+
+    private func disappearSeconds() throws -> UInt32? {
+        guard let disappear else { return nil }
+        do {
+            return try Messenger.disappearingTimer(disappear)
+        } catch let error as WotsError {
+            throw ValidationError("--disappear: \(error.reason)")
+        }
+    }
+
+    private func waitTimeout() throws -> Duration {
+        guard let timeout else { return .seconds(30) }
+        do {
+            let seconds = try Messenger.disappearingTimer(timeout)
+            guard seconds > 0 else { throw WotsError(.invalidInput, "zero") }
+            return .seconds(seconds)
+        } catch {
+            throw ValidationError("--timeout \"\(timeout)\" is not a whole number of s, m or h (as 30s)")
         }
     }
 }

@@ -82,6 +82,9 @@ enum Terminal {
     static func describe(_ message: ReceivedMessage) -> String {
         let stamp = "[\(Self.time(message.sentAt))]"
         let sender = Self.safe(message.senderName)
+        if message.isValid, message.text == nil, let content = message.body?.content {
+            return "\(stamp) \(sender): " + Self.describe(content)
+        }
         guard message.isValid, let text = message.text else {
             let problem = message.problem.map { "\($0.code): \(Self.safe($0.message))" } ?? "unreadable"
             let kept = message.acknowledge ? "" : " (kept in the mailbox)"
@@ -123,6 +126,47 @@ enum Terminal {
         case .disconnected(let reason, let retryIn):
             let seconds = Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) / 1e18
             Self.note("wots: disconnected (\(reason)); reconnecting in \(String(format: "%.1f", seconds)) s")
+        }
+    }
+}
+
+extension Terminal {
+    /// A history line: `[time] alice: text ✓✓`; attachments by name and size; a disappearing one says so.
+    static func describe(_ item: HistoryItem) -> String {
+        let stamp = "[\(Self.time(item.sentAt))]"
+        let sender = Self.safe(item.from?.value ?? "token \(item.fromToken)")
+        let body: String
+        if let text = item.text {
+            body = Self.safe(text)
+        } else if let attachment = item.attachment {
+            let caption = attachment.caption.map { " — " + Self.safe($0) } ?? ""
+            body = "[file \(Self.safe(attachment.name)), \(attachment.size) bytes]" + caption
+        } else {
+            body = "unsupported message (\(Self.safe(item.type)))"
+        }
+        let mark = item.isOutgoing ? " " + Self.mark(item.status) : ""
+        let timer = item.expiresAt.map { " (disappears at \(Self.time($0)))" } ?? ""
+        return "\(stamp) \(sender): \(body)\(mark)\(timer)"
+    }
+
+    /// Content that is not text, in one line.
+    static func describe(_ content: MessageContent) -> String {
+        switch content {
+        case .attachment(let reference):
+            let caption = reference.caption.map { " — " + Self.safe($0) } ?? ""
+            return "[file \(Self.safe(reference.name)), \(reference.size) bytes]" + caption
+        default:
+            return "unsupported message (\(Self.safe(content.type)))"
+        }
+    }
+
+    /// How far a sent message got: ✓ sent, ✓✓ delivered, ✓✓ read.
+    static func mark(_ status: HistoryEntry.Status) -> String {
+        switch status {
+        case .sent: "✓"
+        case .delivered: "✓✓"
+        case .read: "✓✓ read"
+        case .received: ""
         }
     }
 }

@@ -10,6 +10,8 @@ extension Wots {
         static let usage: Int32 = 64
         /// The relay's transparency log failed a check: a fork or rollback, an entry it does not prove.
         static let logRefused: Int32 = 3
+        /// `wots send --wait-delivered`: sent, but the recipient's client did not confirm it in time.
+        static let unconfirmed: Int32 = 4
         static let logRefusals: Set<ErrorCode> = [.logForked, .invalidProof, .unverifiedNote, .wrongLogOrigin]
         /// 128 + SIGINT, what a shell reports for a command ended with Ctrl-C.
         static let interrupted: Int32 = 130

@@ -21,12 +21,14 @@ struct Wots: AsyncParsableCommand {
 
             Exit status: 0 success; 1 failure, with one line "wots: …" on stderr; 64 usage error (an unknown, \
             missing or invalid argument), with one line "wots: …; see `wots COMMAND --help`" on stderr; 3 the \
-            relay's transparency log failed a check (a fork or rollback, keys it does not prove); 130 \
+            relay's transparency log failed a check (a fork or rollback, keys it does not prove); 4 `wots send \
+            --wait-delivered` sent but saw no delivered receipt in time; 130 \
             interrupted (Ctrl-C); 141 output closed early (SIGPIPE, as in `wots directory list | head -1`).
             """,
         subcommands: [
             Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
-            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self, Unlock.self, Lock.self,
+            Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self, Unlock.self, Lock.self, Settings.self,
+            History.self,
         ]
     )
 
