@@ -148,8 +148,9 @@ extension Messenger {
             } else {
                 timer = UInt32(clamping: try history.disappearAfter(with: entry.token))
             }
-            // What a person reads carries this client's view of the relay's log (gossip); receipts stay small.
-            let gossip = content.wantsReceipts ? try? await self.auditor.gossipHead() : nil
+            // Every stored message carries this client's view of the relay's log (gossip); a one-pair receipt with
+            // a head and a timer still pads to 256 bytes, like a short text.
+            let gossip = try? await self.auditor.gossipHead()
             let body = try MessageBody(content, disappearAfter: timer, log: gossip ?? nil)
             envelope = try Envelope.seal(
                 plaintext: try body.encoded(),
