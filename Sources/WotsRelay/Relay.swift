@@ -119,6 +119,8 @@ public struct Relay: Sendable {
         NoticeRoutes(storage: self.storage, configuration: self.configuration, metrics: self.metrics)
             .register(on: authenticated)
         accountRoutes.registerAuthenticated(on: authenticated)
+        BlobRoutes(storage: self.storage, configuration: self.configuration, metrics: self.metrics)
+            .register(on: authenticated)
         return router
     }
 

@@ -19,6 +19,7 @@ struct Sweeper: Service {
         var expiredMessages = 0
         var acknowledgements = 0
         var notices = 0
+        var blobs = 0
     }
 
     func run() async throws {
@@ -47,6 +48,8 @@ struct Sweeper: Service {
             report.notices = try await self.storage.mailboxes.forgetExpiryNotices(
                 before: now.addingTimeInterval(-self.configuration.expiryNoticeLifetime.seconds)
             )
+            report.blobs = try await self.storage.blobs.deleteExpired(now: now)
+            self.metrics.blobBytesStored.record(try await self.storage.blobs.storedBytes())
         } catch {
             self.logger.warning("sweep failed", metadata: ["error": "\(error)"])
         }
@@ -56,6 +59,7 @@ struct Sweeper: Service {
                 metadata: [
                     "authentication": "\(report.authentication)", "expired": "\(report.expiredMessages)",
                     "acknowledgements": "\(report.acknowledgements)", "notices": "\(report.notices)",
+                    "blobs": "\(report.blobs)",
                 ]
             )
         }
