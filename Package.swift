@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "WotsRelayTests",
             dependencies: [
-                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting", "WotsTransparency",
+                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting", "WotsTransparency", "WotsClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
