@@ -15,6 +15,8 @@ struct MessageOpener {
     /// Checks an unpinned sender's entry against the relay's transparency log; nil trusts the lookup as it is.
     var auditor: LogAuditor?
     private var directory: [Token: DirectoryEntry] = [:]
+    /// Log heads peers gossiped that were already found consistent with this client's view.
+    private var consistentHeads: Set<LogHead> = []
     private(set) var contactsChanged = false
 
     init(
@@ -111,12 +113,26 @@ struct MessageOpener {
         } catch {
             return fail(.malformed, "\(error)")
         }
-        guard let text = opened.text else {
-            return fail(.notText, "the message is \(opened.plaintext.count) bytes that are not UTF-8 text")
+        let body: MessageBody
+        do {
+            body = try opened.body()
+        } catch let error as WotsError {
+            return fail(error.code, error.reason)
+        }
+        try await self.checkGossip(body.log, from: message.from?.description ?? header.sender.description)
+        guard case .text(let text) = body.content else {
+            return fail(.notText, "the message is \(body.content.type) content, not text")
         }
         message.text = text
         message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)
         return message
+    }
+
+    /// - Throws: `log_forked` when the sender was shown another log than this client; the message stays unacknowledged.
+    private mutating func checkGossip(_ head: LogHead?, from sender: String) async throws {
+        guard let head, let auditor = self.auditor, !self.consistentHeads.contains(head) else { return }
+        try await auditor.checkGossip(head, from: sender)
+        self.consistentHeads.insert(head)
     }
 
     /// Records that a message was shown, so a redelivery is dropped.

@@ -49,6 +49,13 @@ extension Messenger {
                 "the message is \(size) bytes (at most \(Self.maximumMessageSize))"
             )
         }
+        do {
+            // The largest log head a message can carry, so the check holds whatever head is gossiped.
+            let largestHead = try LogHead(size: UInt64(1) << 53, root: Array(repeating: 0xFF, count: 32))
+            _ = try MessageBody(.text(text), log: largestHead).encoded()
+        } catch let error as WotsError {
+            throw WotsError(.invalidInput, "the message is too long once encoded: \(error.reason)")
+        }
     }
 
     /// Seals `text` for `nickname` and hands it to the relay.
@@ -96,7 +103,7 @@ extension Messenger {
         } else {
             try Self.validateMessage(text)
             envelope = try Envelope.seal(
-                plaintext: Array(text.utf8),
+                plaintext: try MessageBody(.text(text), log: try? await self.auditor.gossipHead()).encoded(),
                 messageID: messageID,
                 from: unlocked.token,
                 identity: unlocked.identity,

@@ -3,16 +3,16 @@ import Foundation
 /// The JSON form used by the relay API: header fields by name, binary fields in standard base64.
 extension Envelope: Codable {
     private enum CodingKeys: String, CodingKey {
-        case version, id, sender, senderFingerprint, recipient, recipientFingerprint, sentAt
+        case version, id, sender, senderFingerprint, recipient, recipientFingerprint, sentAt, expiresAt
         case wrappedKey, nonce, ciphertext, signature
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(UInt8.self, forKey: .version)
-        guard version == EnvelopeHeader.currentVersion else {
-            throw WotsError(.unsupportedVersion, "envelope version \(version) is not supported (only 1)")
-        }
+        try EnvelopeHeader.checkSupported(version)
+        let sentAt = try EnvelopeHeader.checkedSentAt(container.decode(UInt64.self, forKey: .sentAt))
+        let expiresAt = try Self.decodeExpiresAt(from: container, version: version, sentAt: sentAt)
         let header = EnvelopeHeader(
             version: version,
             messageID: try container.decodeMessageID(forKey: .id),
@@ -20,7 +20,8 @@ extension Envelope: Codable {
             senderFingerprint: try container.decode(Fingerprint.self, forKey: .senderFingerprint),
             recipient: try container.decode(Token.self, forKey: .recipient),
             recipientFingerprint: try container.decode(Fingerprint.self, forKey: .recipientFingerprint),
-            sentAtMilliseconds: try EnvelopeHeader.checkedSentAt(container.decode(UInt64.self, forKey: .sentAt))
+            sentAtMilliseconds: sentAt,
+            expiresAtMilliseconds: expiresAt
         )
         let nonce = try container.decodeBase64(forKey: .nonce)
         guard nonce.count == Self.nonceSize else {
@@ -49,9 +50,30 @@ extension Envelope: Codable {
         try container.encode(self.header.recipient, forKey: .recipient)
         try container.encode(self.header.recipientFingerprint, forKey: .recipientFingerprint)
         try container.encode(self.header.sentAtMilliseconds, forKey: .sentAt)
+        if self.header.version != 1 {
+            try container.encode(self.header.expiresAtMilliseconds, forKey: .expiresAt)
+        }
         try container.encodeBase64(self.wrappedKey, forKey: .wrappedKey)
         try container.encodeBase64(self.nonce, forKey: .nonce)
         try container.encodeBase64(self.ciphertext, forKey: .ciphertext)
         try container.encodeBase64(self.signature, forKey: .signature)
+    }
+
+    /// Version 2 requires `expiresAt` (0 = never); version 1 must not have it.
+    private static func decodeExpiresAt(
+        from container: KeyedDecodingContainer<CodingKeys>,
+        version: UInt8,
+        sentAt: UInt64
+    ) throws -> UInt64 {
+        guard version != 1 else {
+            guard !container.contains(.expiresAt) else {
+                throw WotsError(.malformedEnvelope, "a version 1 envelope has no expiresAt")
+            }
+            return 0
+        }
+        guard container.contains(.expiresAt) else {
+            throw WotsError(.malformedEnvelope, "a version \(version) envelope needs expiresAt (0 = never)")
+        }
+        return try EnvelopeHeader.checkedExpiresAt(container.decode(UInt64.self, forKey: .expiresAt), sentAt: sentAt)
     }
 }

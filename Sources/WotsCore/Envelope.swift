@@ -2,8 +2,9 @@
 ///
 /// Sealing and opening live in `WotsCrypto`; this type holds the fields and their canonical byte layout.
 public struct Envelope: Sendable, Hashable {
-    /// Domain-separation label that starts the signed bytes (the zero byte follows it).
-    public static let signatureLabel: [UInt8] = Array("wots-envelope-v1".utf8) + [0]
+    /// Domain-separation label that starts the signed bytes of a version (the zero byte follows it):
+    /// `wots-envelope-v1` or `wots-envelope-v2`.
+    public static func signatureLabel(version: UInt8) -> [UInt8] { Array("wots-envelope-v\(version)".utf8) + [0] }
     public static let nonceSize = 12
 
     public var header: EnvelopeHeader
@@ -27,7 +28,7 @@ public struct Envelope: Sendable, Hashable {
     /// Everything but the signature, as laid out in `serialized`.
     private var unsignedBody: [UInt8] {
         var writer = ByteWriter(
-            capacity: EnvelopeHeader.encodedSize + self.wrappedKey.count + self.ciphertext.count + 32
+            capacity: self.header.encodedSize + self.wrappedKey.count + self.ciphertext.count + 32
         )
         writer.write(self.header.encoded)
         writer.write(uint16Prefixed: self.wrappedKey)
@@ -37,7 +38,7 @@ public struct Envelope: Sendable, Hashable {
     }
 
     /// The bytes the sender signs: label, zero byte, header, wrapped key, nonce, ciphertext with tag.
-    public var signedBytes: [UInt8] { Self.signatureLabel + self.unsignedBody }
+    public var signedBytes: [UInt8] { Self.signatureLabel(version: self.header.version) + self.unsignedBody }
 
     /// The canonical binary form: header, then length-prefixed wrapped key, nonce, ciphertext and signature.
     public var serialized: [UInt8] {
@@ -49,7 +50,7 @@ public struct Envelope: Sendable, Hashable {
 
     /// The size of `serialized` without building it.
     public var serializedSize: Int {
-        EnvelopeHeader.encodedSize + 2 + self.wrappedKey.count + 2 + self.nonce.count + 4 + self.ciphertext.count
+        self.header.encodedSize + 2 + self.wrappedKey.count + 2 + self.nonce.count + 4 + self.ciphertext.count
             + 2 + self.signature.count
     }
 

@@ -14,7 +14,10 @@ extension Envelope {
     ///   - identity: the sender's private keys.
     ///   - recipient: the recipient's token.
     ///   - recipientKeys: the recipient's public keys as the directory published them (and the user verified).
-    /// - Throws: `WotsError.invalidKey` for unusable recipient keys, `crypto_library` if OpenSSL fails.
+    ///   - version: 2 (default) or 1, which only tests and old peers need.
+    ///   - expiresAfter: version 2: the header's `expiresAt` is `sentAt` plus this (whole milliseconds); nil = never.
+    /// - Throws: `WotsError.invalidKey` for unusable recipient keys, `crypto_library` if OpenSSL fails,
+    ///   `malformed_envelope` for an expiry on a version 1 envelope or one that is not after `sentAt`.
     public static func seal(
         plaintext: [UInt8],
         messageID: UUID = Envelope.newMessageID(),
@@ -22,17 +25,28 @@ extension Envelope {
         from sender: Token,
         identity: IdentityKeys,
         to recipient: Token,
-        recipientKeys: PublicKeys
+        recipientKeys: PublicKeys,
+        version: UInt8 = EnvelopeHeader.currentVersion,
+        expiresAfter: Duration? = nil
     ) throws -> Envelope {
+        try EnvelopeHeader.checkSupported(version)
         let recipientParsed = try ParsedPublicKeys.parse(recipientKeys)
         let milliseconds = max(0, (sentAt.timeIntervalSince1970 * 1000).rounded(.down))
+        let sentAtMilliseconds = milliseconds < 1.8e19 ? UInt64(milliseconds) : UInt64.max
+        let expiresAt = try Self.expiresAtMilliseconds(
+            sentAt: sentAtMilliseconds,
+            after: expiresAfter,
+            version: version
+        )
         let header = EnvelopeHeader(
+            version: version,
             messageID: messageID,
             sender: sender,
             senderFingerprint: identity.fingerprint,
             recipient: recipient,
             recipientFingerprint: recipientParsed.fingerprint,
-            sentAtMilliseconds: milliseconds < 1.8e19 ? UInt64(milliseconds) : UInt64.max
+            sentAtMilliseconds: sentAtMilliseconds,
+            expiresAtMilliseconds: expiresAt
         )
         // One draw for key and nonce: each RAND_bytes call costs a few microseconds of DRBG bookkeeping.
         var random = SecureRandom.bytes(AESGCM.keySize + AESGCM.nonceSize)
@@ -134,11 +148,26 @@ extension Envelope {
     }
 
     private func checkVersion() throws {
-        guard self.header.version == EnvelopeHeader.currentVersion else {
-            throw WotsError(
-                .unsupportedVersion,
-                "envelope version \(self.header.version) is not supported (only \(EnvelopeHeader.currentVersion))"
-            )
+        try EnvelopeHeader.checkSupported(self.header.version)
+        _ = try EnvelopeHeader.checkedExpiresAt(
+            self.header.expiresAtMilliseconds,
+            sentAt: self.header.sentAtMilliseconds
+        )
+        guard self.header.version != 1 || self.header.expiresAtMilliseconds == 0 else {
+            throw WotsError(.malformedEnvelope, "a version 1 envelope cannot expire")
         }
+    }
+
+    private static func expiresAtMilliseconds(sentAt: UInt64, after: Duration?, version: UInt8) throws -> UInt64 {
+        guard let after else { return 0 }
+        guard version != 1 else {
+            throw WotsError(.malformedEnvelope, "a version 1 envelope cannot expire")
+        }
+        let (seconds, attoseconds) = after.components
+        guard seconds >= 0, seconds < 1 << 40 else {
+            throw WotsError(.malformedEnvelope, "an envelope's expiry must be after it was sent, within 2^40 seconds")
+        }
+        let total = sentAt.addingReportingOverflow(UInt64(seconds) * 1000 + UInt64(attoseconds / 1_000_000_000_000_000))
+        return try EnvelopeHeader.checkedExpiresAt(total.overflow ? UInt64.max : total.partialValue, sentAt: sentAt)
     }
 }

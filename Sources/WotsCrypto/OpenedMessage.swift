@@ -27,3 +27,15 @@ public struct OpenedMessage: Sendable, Hashable, CustomStringConvertible {
         "OpenedMessage(id \(self.messageID), from \(self.sender), \(self.plaintext.count) bytes)"
     }
 }
+
+extension OpenedMessage {
+    /// The typed content: a version 1 plaintext is text; a version 2 one is parsed and its timer checked against the
+    /// signed header.
+    /// - Throws: `malformed` for content that does not parse or a header expiry that is not the content's timer.
+    public func body() throws -> MessageBody {
+        guard self.header.version != 1 else { return MessageBody(version1Plaintext: self.plaintext) }
+        let body = try MessageBody(decoding: self.plaintext)
+        try body.checkExpiry(of: self.header)
+        return body
+    }
+}

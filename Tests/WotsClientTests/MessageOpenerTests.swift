@@ -27,19 +27,31 @@ import WotsTesting
         )
     }
 
-    func delivered(_ text: String, from sender: TestIdentity, to recipient: TestIdentity? = nil, id: UUID = UUID())
-        throws -> DeliveredMessage
-    {
+    func delivered(
+        _ text: String,
+        from sender: TestIdentity,
+        to recipient: TestIdentity? = nil,
+        id: UUID = UUID(),
+        version: UInt8 = 2
+    ) throws -> DeliveredMessage {
         let recipient = recipient ?? alice
         let envelope = try Envelope.seal(
-            plaintext: Array(text.utf8),
+            plaintext: version == 1 ? Array(text.utf8) : MessageBody(.text(text)).encoded(),
             messageID: id,
             from: sender.token,
             identity: sender.identity,
             to: recipient.token,
-            recipientKeys: recipient.publicKeys
+            recipientKeys: recipient.publicKeys,
+            version: version
         )
         return DeliveredMessage(seq: 1, receivedAt: Date(), envelope: envelope)
+    }
+
+    @Test func aVersion1TextFromAnOlderClientStillOpens() async throws {
+        var opener = try aliceOpener()
+        let message = try #require(try await opener.open(try delivered("from before v2", from: bob, version: 1)))
+        #expect(message.isValid)
+        #expect(message.text == "from before v2")
     }
 
     @Test func aMessageFromAPinnedContactIsVerifiedAndDecrypted() async throws {

@@ -19,7 +19,8 @@ import WotsTesting
             from: alice.token,
             identity: alice.identity,
             to: bob.token,
-            recipientKeys: bob.publicKeys
+            recipientKeys: bob.publicKeys,
+            expiresAfter: .seconds(60)
         )
     }
 
@@ -100,7 +101,7 @@ import WotsTesting
     // MARK: - Tampering
 
     enum Tamper: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case version, messageID, sender, senderFingerprint, recipient, recipientFingerprint, sentAt
+        case version, messageID, sender, senderFingerprint, recipient, recipientFingerprint, sentAt, expiresAt
         case wrappedKey, nonce, ciphertext, tag, signature
 
         var testDescription: String { self.rawValue }
@@ -138,6 +139,7 @@ import WotsTesting
                     bytes: flip(envelope.header.recipientFingerprint.bytes, at: 31)
                 )
             case .sentAt: envelope.header.sentAtMilliseconds ^= 0x01
+            case .expiresAt: envelope.header.expiresAtMilliseconds ^= 0x01
             case .wrappedKey: envelope.wrappedKey = flip(envelope.wrappedKey, at: 100)
             case .nonce: envelope.nonce = flip(envelope.nonce, at: 11)
             case .ciphertext: envelope.ciphertext = flip(envelope.ciphertext, at: 3)
@@ -311,5 +313,64 @@ import WotsTesting
 
     private func resign(_ envelope: Envelope, as signer: TestIdentity) throws -> [UInt8] {
         try signer.identity.signing.signPSS(envelope.signedBytes)
+    }
+}
+
+@Suite struct EnvelopeVersionTests {
+    let alice = TestIdentities.alice
+    let bob = TestIdentities.bob
+
+    @Test func aVersion1EnvelopeStillOpensAsText() throws {
+        let envelope = try Envelope.seal(
+            plaintext: Array("from an older client".utf8),
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys,
+            version: 1
+        )
+        #expect(envelope.header.encoded.count == 121)
+        let opened = try envelope.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+        #expect(try opened.body().content == .text("from an older client"))
+    }
+
+    @Test func aVersion1EnvelopeCannotExpire() throws {
+        #expect(throws: WotsError(.malformedEnvelope, "")) {
+            try Envelope.seal(
+                plaintext: [1],
+                from: alice.token,
+                identity: alice.identity,
+                to: bob.token,
+                recipientKeys: bob.publicKeys,
+                version: 1,
+                expiresAfter: .seconds(2)
+            )
+        }
+    }
+
+    @Test func aTimerInTheContentMustMatchTheSignedExpiry() throws {
+        let body = try MessageBody(.text("gone soon"), disappearAfter: 2)
+        let sealed = try Envelope.seal(
+            plaintext: body.encoded(),
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys,
+            expiresAfter: .seconds(2)
+        )
+        let opened = try sealed.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+        #expect(try opened.body() == body)
+        #expect(opened.header.expiresAtMilliseconds == opened.header.sentAtMilliseconds + 2_000)
+
+        let longer = try Envelope.seal(
+            plaintext: body.encoded(),
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys,
+            expiresAfter: .seconds(3)
+        )
+        let mismatched = try longer.open(as: bob.token, identity: bob.identity, senderKeys: alice.publicKeys)
+        #expect(throws: WotsError(.malformed, "")) { try mismatched.body() }
     }
 }

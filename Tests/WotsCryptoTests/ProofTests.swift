@@ -107,7 +107,9 @@ import WotsTesting
         )
         #expect(throws: WotsError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }
         // Even when the login "relay id" is the envelope's whole signed body, the labels keep them apart.
-        let body = Array(envelope.signedBytes.dropFirst(Envelope.signatureLabel.count))
+        let body = Array(
+            envelope.signedBytes.dropFirst(Envelope.signatureLabel(version: envelope.header.version).count)
+        )
         let asLogin = try alice.identity.signAuthentication(relayID: body, nonce: [0], token: alice.token)
         spliced.signature = asLogin
         #expect(throws: WotsError(.badSignature, "")) { try spliced.verifySignature(senderKeys: alice.publicKeys) }

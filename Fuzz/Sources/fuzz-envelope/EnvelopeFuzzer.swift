@@ -13,7 +13,7 @@ enum EnvelopeFuzzer {
         guard let envelope = Fuzz.wotsErrorOrValue({ try Envelope(serialized: bytes) }) else { return }
         Fuzz.require(envelope.serialized == bytes, "a parsed envelope does not serialize to its input")
         Fuzz.require(envelope.serializedSize == bytes.count, "serializedSize disagrees with the serialized bytes")
-        Fuzz.require(envelope.signedBytes.starts(with: Envelope.signatureLabel), "signed bytes lack the label")
+        Fuzz.require(envelope.signedBytes.starts(with: Envelope.signatureLabel(version: envelope.header.version)), "signed bytes lack the label")
         if let json = try? WireCoding.makeEncoder().encode(envelope) {
             Fuzz.roundTripJSON(Envelope.self, json)
         }
