@@ -120,6 +120,12 @@ struct MessageOpener {
             return fail(error.code, error.reason)
         }
         try await self.checkGossip(body.log, from: message.from?.description ?? header.sender.description)
+        if case .attachment(let reference) = body.content {
+            message.attachment = reference
+            message.text = reference.caption
+            message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)
+            return message
+        }
         guard case .text(let text) = body.content else {
             return fail(.notText, "the message is \(body.content.type) content, not text")
         }

@@ -38,7 +38,7 @@ extension Messenger {
                     let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
                     guard !text.isEmpty else { continue }
                     do {
-                        sent(try await self.send(text, to: recipient, as: unlocked))
+                        sent(try await self.send(.text(text), to: recipient, as: unlocked))
                     } catch let error as WotsError {
                         failed(error)
                     }

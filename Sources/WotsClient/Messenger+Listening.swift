@@ -8,6 +8,8 @@ extension Messenger {
     ///   - show: called once per new message; it should print and flush before returning.
     public func listen(
         status: @escaping @Sendable (StreamClient.Status) -> Void,
+        downloads: AttachmentSaver? = nil,
+        progress: TransferProgress? = nil,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
         expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
@@ -16,7 +18,8 @@ extension Messenger {
         let state = try self.listenerState(for: unlocked)
         let stream = StreamClient(relay: self.relay, logger: self.logger)
         try await stream.run(status: status) { delivered in
-            guard let message = try await state.open(delivered) else { return true }
+            guard var message = try await state.open(delivered) else { return true }
+            await self.fetchAttachment(of: &message, with: downloads, progress: progress)
             try await show(message)
             if message.acknowledge { try await state.markSeen(message.key) }
             return message.acknowledge

@@ -68,7 +68,7 @@ extension Messenger {
         try Self.validateMessage(text)
         let unlocked = try await self.unlock()
         let entry = try await self.recipient(nickname)
-        return try await self.send(text, to: entry, messageID: messageID, as: unlocked)
+        return try await self.send(.text(text), to: entry, messageID: messageID, as: unlocked)
     }
 
     /// Looks up a recipient, proves it by the relay's transparency log and checks it against the contact book,
@@ -83,7 +83,7 @@ extension Messenger {
     }
 
     func send(
-        _ text: String,
+        _ content: MessageContent,
         to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
         messageID: UUID = UUID(),
         as unlocked: Unlocked
@@ -101,9 +101,9 @@ extension Messenger {
             }
             envelope = sealed
         } else {
-            try Self.validateMessage(text)
+            if case .text(let text) = content { try Self.validateMessage(text) }
             envelope = try Envelope.seal(
-                plaintext: try MessageBody(.text(text), log: try? await self.auditor.gossipHead()).encoded(),
+                plaintext: try MessageBody(content, log: try? await self.auditor.gossipHead()).encoded(),
                 messageID: messageID,
                 from: unlocked.token,
                 identity: unlocked.identity,

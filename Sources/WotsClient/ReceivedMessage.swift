@@ -51,8 +51,12 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     /// kept until the user trusts the key.
     public var acknowledge: Bool
     public var warnings: [Warning] = []
+    /// A valid attachment message's reference; `text` is then its caption, if any.
+    public var attachment: AttachmentReference?
+    /// Where the attachment was saved, once it was.
+    public var savedTo: String?
 
-    public var isValid: Bool { self.problem == nil && self.text != nil }
+    public var isValid: Bool { self.problem == nil && (self.text != nil || self.attachment != nil) }
 
     /// The message's identity: (sender, id).
     public var key: MessageKey { MessageKey(sender: self.fromToken, id: self.id) }
@@ -62,6 +66,14 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case id, seq, from, fromToken, senderFingerprint, sentAt, receivedAt, text, valid, error, warnings
+        case attachment, savedTo
+    }
+
+    /// An attachment as `--json` shows it: what the sender said about the file (never its key).
+    private struct AttachmentSummary: Codable {
+        var name: String
+        var size: UInt64
+        var mediaType: String
     }
 
     public init(
@@ -100,6 +112,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.text = try container.decodeIfPresent(String.self, forKey: .text)
         self.problem = try container.decodeIfPresent(Problem.self, forKey: .error)
         self.warnings = try container.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
+        self.savedTo = try container.decodeIfPresent(String.self, forKey: .savedTo)
         self.acknowledge = true
     }
 
@@ -117,6 +130,13 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         try container.encode(self.isValid, forKey: .valid)
         try container.encode(self.problem, forKey: .error)
         try container.encode(self.warnings, forKey: .warnings)
+        if let attachment, self.isValid {
+            try container.encode(
+                AttachmentSummary(name: attachment.name, size: attachment.size, mediaType: attachment.mediaType),
+                forKey: .attachment
+            )
+            try container.encode(self.savedTo, forKey: .savedTo)
+        }
     }
 
     /// The warnings a message's `sentAt` earns at `now`, for an account restored at `restoredAt` (if it was).

@@ -16,7 +16,10 @@ struct Inbox: AsyncParsableCommand {
             protection"). Then come messages you sent that expired at the relay undelivered ("your message ID to \
             bob expired undelivered after 30 days"); in the JSON array as {"kind": "expired", "id", "to", \
             "toToken", "receivedAt", "expiredAt"} after the messages (a message has no "kind"). Each is reported \
-            once, unless --keep.
+            once, unless --keep. An attachment is downloaded, checked (size, digest, every chunk) and saved in \
+            --download-dir under a name no file has; its JSON adds "attachment" {"name", "size", "mediaType"} \
+            and "savedTo" (the path), and "text" is its caption. A corrupt attachment is an attachment_corrupt \
+            message and nothing is saved.
             """
     )
 
@@ -29,12 +32,16 @@ struct Inbox: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the messages in the mailbox (and expiry notices at the relay).")
     var keep = false
 
+    @OptionGroup var downloads: DownloadOptions
+
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         var collected: [InboxEntry] = []
         let json = self.json
         let summary = try await messenger.inbox(
             keep: self.keep,
+            downloads: self.downloads.saver,
+            progress: TransferReport("downloading").callback,
             show: { message in
                 if json {
                     collected.append(.message(message))

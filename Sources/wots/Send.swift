@@ -11,7 +11,9 @@ struct Send: AsyncParsableCommand {
             The text comes from the arguments, or from stdin when there are none. The recipient's keys are pinned \
             on first use; a changed key is refused until `wots trust NICK`. A send that failed midway can be \
             retried with the printed --id: the relay stores the message once. --json prints {"id", "to", \
-            "recipientToken", "seq", "receivedAt", "pinnedNow", "fingerprint"}.
+            "recipientToken", "seq", "receivedAt", "pinnedNow", "fingerprint"}. --file PATH encrypts the file \
+            (AES-256-GCM in 64 KiB chunks, a fresh key), uploads it to the relay (resuming after a cut) and sends \
+            a message carrying its key and digest; --caption adds text.
             """
     )
 
@@ -27,6 +29,18 @@ struct Send: AsyncParsableCommand {
     )
     var id: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Send this file as an encrypted attachment instead of text (at most the relay's --max-blob-size).",
+            valueName: "PATH"
+        )
+    )
+    var file: String?
+
+    @Option(name: .long, help: ArgumentHelp("A caption sent with --file.", valueName: "TEXT"))
+    var caption: String?
+
     @Flag(name: .long, help: "Print the receipt as JSON.")
     var json = false
 
@@ -36,6 +50,14 @@ struct Send: AsyncParsableCommand {
     func validate() throws {
         _ = try parseNickname(self.to)
         if let id, UUID(uuidString: id) == nil { throw ValidationError("--id \"\(id)\" is not a UUID") }
+        if let file {
+            guard self.text.isEmpty else { throw ValidationError("--file sends a file; give the text as --caption") }
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw ValidationError("--file \(file) is not a readable file")
+            }
+        } else if self.caption != nil {
+            throw ValidationError("--caption goes with --file")
+        }
         if !self.text.isEmpty {
             do {
                 try Messenger.validateMessage(self.text.joined(separator: " "))
@@ -46,6 +68,7 @@ struct Send: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let file { return try await self.sendFile(file) }
         var message = self.text.joined(separator: " ")
         if self.text.isEmpty {
             if Terminal.stdinIsTerminal { Terminal.note("type the message, then Ctrl-D:") }
@@ -70,6 +93,24 @@ struct Send: AsyncParsableCommand {
             try Terminal.json(sent)
         } else {
             Terminal.out("sent to \(sent.to) (id \(sent.id.uuidString.lowercased()))")
+        }
+    }
+
+    private func sendFile(_ path: String) async throws {
+        let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        let sent = try await messenger.sendFile(
+            at: path,
+            caption: self.caption,
+            to: try parseNickname(self.to),
+            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
+            progress: TransferReport("uploading").callback
+        )
+        if self.json {
+            try Terminal.json(sent)
+        } else {
+            Terminal.out(
+                "sent \(URL(fileURLWithPath: path).lastPathComponent) to \(sent.to) (id \(sent.id.lowercasedString))"
+            )
         }
     }
 }
