@@ -14,6 +14,9 @@ struct BlobRoutes: Sendable {
     let storage: RelayStorage
     let configuration: RelayConfiguration
     let metrics: RelayMetrics
+    /// The per-account send limiter: announcing a blob counts as a send, so nobody fills the database with rows of
+    /// tiny blobs faster than with messages.
+    let limiter: TokenBucketLimiter
 
     func register(on group: RouterGroup<RelayRequestContext>) {
         group.post("/blobs") { request, context in
@@ -38,6 +41,9 @@ struct BlobRoutes: Sendable {
     }
 
     private func create(_ request: Request, uploader: Token) async throws -> Response {
+        if let wait = self.limiter.acquire(uploader.description) {
+            throw WotsError(.rateLimited, "too many uploads; retry in \(wait) s", retryAfterSeconds: wait)
+        }
         let body = try await JSONBody.decode(CreateBlobRequest.self, from: request, limit: 65_536)
         guard (1...CreateBlobRequest.maximumRecipients).contains(body.recipients.count) else {
             throw WotsError(
@@ -139,7 +145,9 @@ struct BlobRoutes: Sendable {
     }
 
     private func visibleBlob(_ id: BlobID, to caller: Token) async throws -> StoredBlob {
-        guard let blob = try await self.storage.blobs.blob(id), blob.isVisible(to: caller) else {
+        // Past its expiry a blob is gone, whether or not the sweeper has deleted it yet.
+        guard let blob = try await self.storage.blobs.blob(id), blob.isVisible(to: caller), blob.expiresAt > Date()
+        else {
             throw Self.unknown(id)
         }
         return blob
