@@ -28,9 +28,13 @@ public struct AttachmentDownload: Sendable, Hashable {
 public struct AttachmentSaver: Sendable {
     /// Where attachments are saved.
     public let folder: URL
+    /// Whether a saved attachment is acknowledged to the relay (which deletes the blob once every recipient did).
+    /// Default true; `wots inbox --keep` leaves it at the relay.
+    public var acknowledges: Bool
 
-    public init(folder: URL) {
+    public init(folder: URL, acknowledges: Bool = true) {
         self.folder = folder
+        self.acknowledges = acknowledges
     }
 
     /// The default download folder: `$XDG_DOWNLOAD_DIR/wots`, else `~/Downloads/wots`.
@@ -69,7 +73,7 @@ public struct AttachmentSaver: Sendable {
         }
         let saved = try self.link(plainFile, as: Self.safeName(attachment.name))
         try? FileManager.default.removeItem(atPath: blobFile)
-        try await relay.acknowledgeBlob(attachment.blob)
+        if self.acknowledges { try await relay.acknowledgeBlob(attachment.blob) }
         return saved
     }
 

@@ -14,7 +14,11 @@ struct DownloadOptions: ParsableArguments {
     )
     var downloadDir: String?
 
-    var saver: AttachmentSaver {
-        AttachmentSaver(folder: self.downloadDir.map { URL(fileURLWithPath: $0) } ?? AttachmentSaver.defaultFolder())
+    /// - Parameter acknowledging: whether saved attachments are acknowledged to the relay (not with `--keep`).
+    func saver(acknowledging: Bool = true) -> AttachmentSaver {
+        AttachmentSaver(
+            folder: self.downloadDir.map { URL(fileURLWithPath: $0) } ?? AttachmentSaver.defaultFolder(),
+            acknowledges: acknowledging
+        )
     }
 }

@@ -40,7 +40,7 @@ struct Inbox: AsyncParsableCommand {
         let json = self.json
         let summary = try await messenger.inbox(
             keep: self.keep,
-            downloads: self.downloads.saver,
+            downloads: self.downloads.saver(acknowledging: !self.keep),
             progress: TransferReport("downloading").callback,
             show: { message in
                 if json {

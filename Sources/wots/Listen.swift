@@ -34,7 +34,7 @@ struct Listen: AsyncParsableCommand {
         }
         try await messenger.listen(
             status: { Terminal.status($0, url: url) },
-            downloads: self.downloads.saver,
+            downloads: self.downloads.saver(),
             progress: TransferReport("downloading").callback,
             show: { message in
                 if json {
