@@ -160,7 +160,8 @@ let package = Package(
         .testTarget(
             name: "WotsRelayTests",
             dependencies: [
-                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsTesting", "WotsTransparency", "WotsClient",
+                "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsStorageSQLite", "WotsTesting",
+                "WotsTransparency", "WotsClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Open a Wots envelope test vector using only SECURITY.md and Python's `cryptography` package.
+"""Open Wots envelope test vectors (v1 and v2) using only SECURITY.md and Python's `cryptography` package.
 
-Usage: scripts/check_envelope_vector.py [schema/vectors/envelope-v1.json]
+Usage: scripts/check_envelope_vector.py [VECTOR.json ...]   (default: schema/vectors/envelope-v1.json and -v2.json)
 
-Exits 0 when the envelope parses, its JSON form matches its binary form, the signature verifies and it decrypts to
-the expected plaintext; exits 1 with a message naming the first mismatch otherwise.
+Exits 0 when each envelope parses, its JSON form matches its binary form, the signature verifies and it decrypts to
+the expected plaintext (for v2, typed content whose disappearAfter agrees with the header's expiresAt); exits 1 with
+a message naming the first mismatch otherwise.
 """
 
 import base64
@@ -20,8 +21,13 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-ENVELOPE_LABEL = b"wots-envelope-v1\x00"
-HEADER_SIZE = 121
+# SECURITY.md, "Envelopes": the version byte comes first and decides the header's size and the signature's label.
+HEADER_SIZES = {1: 121, 2: 129}
+MAXIMUM_TIME = (1 << 53) - 1
+
+
+def envelope_label(version):
+    return b"wots-envelope-v%d\x00" % version
 
 
 class Mismatch(Exception):
@@ -58,8 +64,11 @@ def base32_token(raw):
 
 
 def parse(serialized):
+    expect(len(serialized) > 0, "envelope is empty")
+    version = serialized[0]
+    expect(version in HEADER_SIZES, f"unsupported version {version} (only 1 and 2)")
     reader = Reader(serialized)
-    header = reader.take(HEADER_SIZE, "the header")
+    header = reader.take(HEADER_SIZES[version], "the header")
     wrapped_key = reader.u16_bytes("the wrapped key")
     nonce = reader.u16_bytes("the nonce")
     ciphertext = reader.u32_bytes("the ciphertext")
@@ -75,6 +84,8 @@ def parse(serialized):
         "recipientFingerprint": header[81:113],
         "sentAt": struct.unpack(">Q", header[113:121])[0],
     }
+    if version == 2:
+        fields["expiresAt"] = struct.unpack(">Q", header[121:129])[0]
     return header, fields, wrapped_key, nonce, ciphertext, signed_part, signature
 
 
@@ -108,7 +119,13 @@ def check(vector):
     header, fields, wrapped_key, nonce, ciphertext, signed_part, signature = parse(serialized)
 
     # Opening, in SECURITY.md's order.
-    expect(fields["version"] == 1, f"version {fields['version']} is not 1")
+    version = fields["version"]
+    expect(version in (1, 2), f"version {version} is not 1 or 2")
+    expect(fields["sentAt"] <= MAXIMUM_TIME, "sentAt is beyond 2^53 - 1")
+    if version == 2:
+        expires_at = fields["expiresAt"]
+        expect(expires_at == 0 or fields["sentAt"] < expires_at <= MAXIMUM_TIME,
+               f"expiresAt {expires_at} is neither 0 nor after sentAt and at most 2^53 - 1")
     expect(base32_token(fields["recipient"]) == vector["recipient"]["token"], "recipient token is not the recipient")
     expect(fields["recipientFingerprint"] == fingerprint(recipient_keys), "recipient fingerprint is not the recipient's")
     expect(fields["senderFingerprint"] == fingerprint(sender_keys), "sender fingerprint is not the sender keys'")
@@ -116,7 +133,7 @@ def check(vector):
     try:
         sender_signing_public.verify(
             signature,
-            ENVELOPE_LABEL + signed_part,
+            envelope_label(version) + signed_part,
             padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32),
             hashes.SHA256(),
         )
@@ -137,6 +154,8 @@ def check(vector):
         raise Mismatch("AES-256-GCM tag does not match (header as associated data)")
     plaintext = unpad(padded)
     expect(plaintext == vector["plaintext"].encode("utf-8"), "decrypted plaintext differs from the expected plaintext")
+    if version == 2:
+        check_content(plaintext, fields, vector)
 
     # The JSON form says the same as the binary form.
     form = vector["envelope"]
@@ -147,6 +166,10 @@ def check(vector):
     expect(form["recipient"] == base32_token(fields["recipient"]), "JSON recipient differs")
     expect(form["recipientFingerprint"] == fields["recipientFingerprint"].hex(), "JSON recipientFingerprint differs")
     expect(form["sentAt"] == fields["sentAt"], "JSON sentAt differs")
+    if version == 2:
+        expect(form.get("expiresAt") == fields["expiresAt"], "JSON expiresAt is missing or differs")
+    else:
+        expect("expiresAt" not in form, "a v1 JSON form carries expiresAt")
     for key, value in (("wrappedKey", wrapped_key), ("nonce", nonce), ("ciphertext", ciphertext), ("signature", signature)):
         expect(b64(form[key]) == value, f"JSON {key} differs")
 
@@ -158,19 +181,40 @@ def check(vector):
     return fields, plaintext
 
 
-def main():
-    default = Path(__file__).resolve().parent.parent / "schema" / "vectors" / "envelope-v1.json"
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else default
+def check_content(plaintext, fields, vector):
+    """A v2 plaintext is one UTF-8 JSON object with a string `type`; a non-zero `disappearAfter` (seconds) must make
+    the header's expiresAt exactly sentAt + 1000 x disappearAfter, and without one expiresAt must be 0."""
     try:
-        vector = json.loads(path.read_text(encoding="utf-8"))
-        fields, plaintext = check(vector)
-    except Mismatch as mismatch:
-        print(f"{path}: MISMATCH: {mismatch}", file=sys.stderr)
-        return 1
-    except (KeyError, ValueError, TypeError) as error:
-        print(f"{path}: MALFORMED VECTOR: {error!r}", file=sys.stderr)
-        return 1
-    print(f"{path}: OK — message {fields['id']} opens to {len(plaintext)} bytes of the expected plaintext")
+        content = json.loads(plaintext.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise Mismatch("v2 plaintext is not UTF-8 JSON")
+    expect(isinstance(content, dict) and isinstance(content.get("type"), str), "v2 content has no string type")
+    expect(len(plaintext) <= 60 * 1024, "v2 content is larger than 60 KiB")
+    disappear_after = content.get("disappearAfter", 0)
+    expect(isinstance(disappear_after, int) and 0 <= disappear_after <= 31_536_000,
+           "disappearAfter is not a whole number of seconds from 0 to 365 days")
+    expected = fields["sentAt"] + 1000 * disappear_after if disappear_after else 0
+    expect(fields["expiresAt"] == expected, f"expiresAt {fields['expiresAt']} is not {expected} "
+           "(sentAt + 1000 x disappearAfter, or 0 without a timer)")
+    if "content" in vector:
+        expect(content == vector["content"], "decrypted content differs from the vector's content")
+
+
+def main():
+    vectors = Path(__file__).resolve().parent.parent / "schema" / "vectors"
+    paths = [Path(arg) for arg in sys.argv[1:]] or [vectors / "envelope-v1.json", vectors / "envelope-v2.json"]
+    for path in paths:
+        try:
+            vector = json.loads(path.read_text(encoding="utf-8"))
+            fields, plaintext = check(vector)
+        except Mismatch as mismatch:
+            print(f"{path}: MISMATCH: {mismatch}", file=sys.stderr)
+            return 1
+        except (KeyError, ValueError, TypeError) as error:
+            print(f"{path}: MALFORMED VECTOR: {error!r}", file=sys.stderr)
+            return 1
+        print(f"{path}: OK — v{fields['version']} message {fields['id']} opens to {len(plaintext)} bytes of the "
+              "expected plaintext")
     return 0
 
 

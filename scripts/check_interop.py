@@ -5,7 +5,7 @@ Usage: scripts/check_interop.py [--relay-bin PATH/wots-relay] [--offline]
 
 Offline, it recomputes every known answer in schema/vectors/account-v1.json (scrypt key derivation with NFC
 normalisation, restore key and secret verifier, the sealed private keys v2, the registration proof v2, login,
-restore and deletion bytes and signatures) and opens schema/vectors/envelope-v1.json.
+restore and deletion bytes and signatures) and opens schema/vectors/envelope-v1.json and envelope-v2.json.
 
 With --relay-bin, it also starts that relay on a temporary SQLite file and talks to it as a client written from
 SECURITY.md: registers two accounts (real scrypt at the floor, a real sealed record, proof v2 naming the relay id),
@@ -177,43 +177,59 @@ def rsa_2048(der):
 
 # --- envelopes -------------------------------------------------------------------------------------------------------
 
-def seal_envelope(sender, recipient_token, recipient_encryption_spki, recipient_fingerprint, text):
-    """SECURITY.md "Sealing (sender)": the JSON form of an envelope from `sender` (an Account)."""
-    plaintext = text.encode()
+def seal_envelope(sender, recipient_token, recipient_encryption_spki, recipient_fingerprint, text, version=2):
+    """SECURITY.md "Sealing (sender)": the JSON form of an envelope from `sender` (an Account). Version 2 carries
+    `text` typed content with no timer (expiresAt 0); version 1 carries the UTF-8 text itself."""
+    plaintext = json.dumps({"type": "text", "text": text}).encode() if version == 2 else text.encode()
     padded = plaintext + b"\x80" + b"\x00" * (-(len(plaintext) + 1) % 256)
     key, nonce, message_id = os.urandom(32), os.urandom(12), uuid.uuid4()
     sent_at = int(time.time() * 1000)
-    header = (b"\x01" + message_id.bytes + sender.token + sender.fingerprint + recipient_token
-              + recipient_fingerprint + struct.pack(">Q", sent_at))
+    header = (bytes([version]) + message_id.bytes + sender.token + sender.fingerprint + recipient_token
+              + recipient_fingerprint + struct.pack(">Q", sent_at) + (struct.pack(">Q", 0) if version == 2 else b""))
     ciphertext = AESGCM(key).encrypt(nonce, padded, header)
     wrapped = serialization.load_der_public_key(recipient_encryption_spki).encrypt(key, OAEP)
     body = header + u16(wrapped) + u16(nonce) + u32(ciphertext)
-    signature = sender.signing.sign(b"wots-envelope-v1\x00" + body, PSS, hashes.SHA256())
-    return {
-        "version": 1, "id": str(message_id), "sender": token_text(sender.token),
+    signature = sender.signing.sign(envelope_vector.envelope_label(version) + body, PSS, hashes.SHA256())
+    form = {
+        "version": version, "id": str(message_id), "sender": token_text(sender.token),
         "senderFingerprint": sender.fingerprint.hex(), "recipient": token_text(recipient_token),
         "recipientFingerprint": recipient_fingerprint.hex(), "sentAt": sent_at, "wrappedKey": b64(wrapped),
         "nonce": b64(nonce), "ciphertext": b64(ciphertext), "signature": b64(signature),
     }
+    if version == 2:
+        form["expiresAt"] = 0
+    return form
 
 
 def open_envelope(form, recipient, sender_keys):
     """SECURITY.md "Opening (recipient)" on the JSON form: the plaintext, or Mismatch naming the failed step."""
+    expect(form["version"] in (1, 2), f"version {form['version']} is not 1 or 2")
+    expect((form["version"] == 2) == ("expiresAt" in form), "expiresAt is required in version 2 and only there")
     header = (bytes([form["version"]]) + uuid.UUID(form["id"]).bytes + token_bytes(form["sender"])
               + bytes.fromhex(form["senderFingerprint"]) + token_bytes(form["recipient"])
-              + bytes.fromhex(form["recipientFingerprint"]) + struct.pack(">Q", form["sentAt"]))
+              + bytes.fromhex(form["recipientFingerprint"]) + struct.pack(">Q", form["sentAt"])
+              + (struct.pack(">Q", form["expiresAt"]) if form["version"] == 2 else b""))
     wrapped, nonce, ciphertext = unb64(form["wrappedKey"]), unb64(form["nonce"]), unb64(form["ciphertext"])
     serialized = header + u16(wrapped) + u16(nonce) + u32(ciphertext) + u16(unb64(form["signature"]))
     header, fields, wrapped, nonce, ciphertext, signed_part, signature = envelope_vector.parse(serialized)
-    expect(fields["version"] == 1, "version is not 1")
+    version = fields["version"]
+    expect(version == 1 or fields["expiresAt"] == 0 or fields["expiresAt"] > fields["sentAt"],
+           "expiresAt is not after sentAt")
     expect(fields["recipient"] == recipient.token and fields["recipientFingerprint"] == recipient.fingerprint,
            "not for me")
     expect(fields["senderFingerprint"] == fingerprint(sender_keys["signing"], sender_keys["encryption"]),
            "sender key mismatch")
-    expect(pss_verifies(sender_keys["signing"], signature, b"wots-envelope-v1\x00" + signed_part), "bad signature")
+    expect(pss_verifies(sender_keys["signing"], signature, envelope_vector.envelope_label(version) + signed_part),
+           "bad signature")
     key = recipient.encryption.decrypt(wrapped, OAEP)
     expect(len(key) == 32, "content key is not 32 bytes")
-    return envelope_vector.unpad(AESGCM(key).decrypt(nonce, ciphertext, header)).decode()
+    plaintext = envelope_vector.unpad(AESGCM(key).decrypt(nonce, ciphertext, header))
+    if version == 1:
+        return plaintext.decode()
+    envelope_vector.check_content(plaintext, fields, {})
+    content = json.loads(plaintext)
+    expect(content["type"] == "text" and isinstance(content.get("text"), str), f"content type {content['type']}")
+    return content["text"]
 
 
 # --- offline: the known-answer vectors -------------------------------------------------------------------------------
@@ -300,9 +316,11 @@ def offline_checks(report):
         expect(key.sign(message) == unb64(known["signature"]), "Ed25519 signature differs (it is deterministic)")
         return f"{len(message)} signed bytes, Ed25519 signature recomputed"
 
-    def envelope():
-        fields, plaintext = envelope_vector.check(json.loads((VECTORS / "envelope-v1.json").read_text("utf-8")))
-        return f"message {fields['id']} opens to {len(plaintext)} bytes"
+    def envelope(name):
+        def check():
+            fields, plaintext = envelope_vector.check(json.loads((VECTORS / name).read_text("utf-8")))
+            return f"v{fields['version']} message {fields['id']} opens to {len(plaintext)} bytes"
+        return check
 
     report.run("vector: key derivation (scrypt floor, NFC, restore key, verifier)", key_derivation)
     report.run("vector: sealed private keys v2 (AES-256-GCM, PKCS#8)", sealed_keys)
@@ -310,7 +328,8 @@ def offline_checks(report):
     report.run("vector: login bytes", token_challenge("login", login_bytes))
     report.run("vector: restore bytes and Ed25519 signature", restore)
     report.run("vector: deletion bytes", token_challenge("deletion", deletion_bytes))
-    report.run("vector: envelope v1 opens (check_envelope_vector.py)", envelope)
+    report.run("vector: envelope v1 opens (check_envelope_vector.py)", envelope("envelope-v1.json"))
+    report.run("vector: envelope v2 opens, typed content agrees with expiresAt", envelope("envelope-v2.json"))
 
 
 # --- live: a relay and the wots CLI ----------------------------------------------------------------------------------
@@ -478,7 +497,8 @@ def run_live(report, relay, wots_bin, work):
     def python_to_python():
         bob_token, bob_keys = directory_keys(relay, bob.nickname)
         text = "Python to Python: grüße ✓"
-        form = seal_envelope(alice, bob_token, bob_keys["encryption"], fingerprint(bob_keys["signing"], bob_keys["encryption"]), text)
+        # Version 1, which relays still take; the CLI exchange below is version 2.
+        form = seal_envelope(alice, bob_token, bob_keys["encryption"], fingerprint(bob_keys["signing"], bob_keys["encryption"]), text, version=1)
         receipt = relay.call("POST", "/v1/messages", form, session=state["alice"])
         expect(receipt["id"].lower() == form["id"], "receipt names another id")
         delivered = [m["envelope"] for m in mailbox(relay, state["bob"]) if m["envelope"]["id"] == form["id"]]

@@ -114,6 +114,13 @@ def main():
     return 1 if failures else 0
 
 
+def carol_public(client):
+    """A registered recipient with no socket open."""
+    carol = Identity.generate()
+    client.register(carol)
+    return carol.public
+
+
 def run(base):
     client = RelayClient(base)
     alice, bob = Identity.generate(), Identity.generate()
@@ -154,6 +161,20 @@ def run(base):
     forged = seal(bob, alice.public, b"pretending")
     expect_reply(socket, {"type": "send", "ref": "r-forged", "envelope": forged.to_json()}, "error",
                  "a refused send names its ref and message id", code="sender_mismatch", id=str(forged.message_id).lower())
+
+    print("--- ephemeral send (typing)", flush=True)
+    typing = seal(alice, bob.public, b'{"type":"typing","state":"started"}')
+    expect_reply(socket, {"type": "send", "ref": "r-typing", "ephemeral": True, "envelope": typing.to_json()},
+                 "accepted", "an ephemeral send is answered by accepted, ephemeral, delivered to the one socket",
+                 ephemeral=True, delivered=1, id=str(typing.message_id).lower())
+    passed = reader.next()
+    check(passed is not None and passed["type"] == "message" and passed.get("ephemeral") is True
+          and "seq" not in passed and passed["envelope"]["id"].lower() == str(typing.message_id).lower(),
+          "the recipient's socket gets it as an ephemeral message without seq", json.dumps(passed)[:200])
+    nobody = seal(alice, carol_public(client), b'{"type":"typing","state":"stopped"}')
+    expect_reply(socket, {"type": "send", "ref": "r-nobody", "ephemeral": True, "envelope": nobody.to_json()},
+                 "accepted", "an ephemeral send to someone not connected is delivered to no socket",
+                 ephemeral=True, delivered=0)
 
     print("--- subscribe", flush=True)
     expect_reply(socket, {"type": "subscribe", "ref": "r-on", "directory": True}, "subscribed",

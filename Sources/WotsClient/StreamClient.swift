@@ -187,7 +187,7 @@ public struct StreamClient: Sendable {
                         }
                     }
                     throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
-                case .accepted, .acked, .subscribed, .directory:
+                case .accepted, .acked, .subscribed, .directory, .ephemeralMessage, .ephemeralAccepted:
                     continue
                 }
             }

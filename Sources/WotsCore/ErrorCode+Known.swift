@@ -44,6 +44,7 @@ extension ErrorCode {
         case tokenTaken = "token_taken"
         case messageIDConflict = "message_id_conflict"
         case recipientKeyChanged = "recipient_key_changed"
+        case messageExpired = "message_expired"
         case envelopeTooLarge = "envelope_too_large"
         case requestTooLarge = "request_too_large"
         case rateLimited = "rate_limited"

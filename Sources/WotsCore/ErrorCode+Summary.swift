@@ -44,6 +44,7 @@ extension ErrorCode.Known {
         case .tokenTaken: "The token is registered already, or was registered by a deleted account."
         case .messageIDConflict: "The sender used this message id for a different envelope."
         case .recipientKeyChanged: "The envelope is sealed for keys the recipient no longer has."
+        case .messageExpired: "The envelope's expiresAt has passed by the relay's clock; nothing was stored."
         case .envelopeTooLarge: "The envelope is larger than the relay accepts."
         case .requestTooLarge: "The request body is larger than the relay accepts."
         case .rateLimited: "Too many requests; wait Retry-After seconds."

@@ -79,6 +79,7 @@ extension ErrorCode {
     public static let tokenTaken = ErrorCode(.tokenTaken)
     public static let messageIDConflict = ErrorCode(.messageIDConflict)
     public static let recipientKeyChanged = ErrorCode(.recipientKeyChanged)
+    public static let messageExpired = ErrorCode(.messageExpired)
     // Limits.
     public static let envelopeTooLarge = ErrorCode(.envelopeTooLarge)
     public static let requestTooLarge = ErrorCode(.requestTooLarge)

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -56,6 +57,12 @@ final class DeliveryHub: Service, Sendable {
     /// Offers a message this process just stored to `token`'s open sockets.
     func deliver(_ message: MailboxMessage, to token: Token) {
         for courier in self.couriers(of: token) { courier.offer(message) }
+    }
+
+    /// Hands an ephemeral envelope to `token`'s open sockets in this process, which write it at once.
+    /// - Returns: how many sockets were handed it.
+    func passOn(_ envelope: Envelope, receivedAt: Date, to token: Token) -> Int {
+        self.couriers(of: token).filter { $0.passOn(envelope, receivedAt: receivedAt) }.count
     }
 
     /// Makes `token`'s open sockets read their mailbox.

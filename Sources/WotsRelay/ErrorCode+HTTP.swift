@@ -12,6 +12,7 @@ extension ErrorCode {
         case .nicknameTaken, .tokenTaken, .messageIDConflict, .recipientKeyChanged, .alreadyAuthenticated,
             .blobOffsetMismatch, .blobIncomplete:
             .conflict
+        case .messageExpired: .unprocessableContent
         case .envelopeTooLarge, .requestTooLarge, .blobTooLarge: .contentTooLarge
         case .rateLimited, .mailboxFull, .mailboxQuotaExceeded, .blobQuotaExceeded: .tooManyRequests
         case .storageUnavailable, .storageFull, .notReady: .serviceUnavailable

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Foundation
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
@@ -43,6 +44,19 @@ final class MailCourier: Sendable {
     func wake() { self.perform(self.machine.withLock { $0.wake() }) }
     func offer(_ message: MailboxMessage) { self.perform(self.machine.withLock { $0.offer(message) }) }
     func acknowledged(_ keys: [MessageKey]) { self.perform(self.machine.withLock { $0.acknowledged(keys) }) }
+
+    /// Writes an ephemeral message now, beside the delivery machine: it has no sequence and is never acknowledged.
+    /// - Returns: false when the socket is closing and was not handed it.
+    func passOn(_ envelope: Envelope, receivedAt: Date) -> Bool {
+        guard !self.machine.withLock({ $0.isStopped }) else { return false }
+        Task {
+            try? await StreamSession.send(
+                .ephemeralMessage(receivedAt: receivedAt, envelope: envelope),
+                to: self.outbound
+            )
+        }
+        return true
+    }
 
     /// Called by the relay-wide timer: pings and resyncs that are due.
     func tick() {
@@ -96,12 +110,20 @@ final class MailCourier: Sendable {
                 switch action {
                 case .read(let after, let limit):
                     do {
-                        let batch = try await self.mailboxes.messages(for: self.token, after: after, limit: limit)
+                        let batch = try await self.mailboxes.messages(
+                            for: self.token,
+                            after: after,
+                            limit: limit,
+                            at: self.clock.date()
+                        )
                         action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
                     } catch let error as WotsError where error.code == .storageUnavailable {
                         action = self.machine.withLock { $0.readFailed() }
                     }
-                case .send(let messages):
+                case .send(let offered):
+                    // A message offered or read a while ago may have reached its expiresAt since: it is never sent.
+                    let date = self.clock.date()
+                    let messages = offered.filter { !$0.envelope.hasExpired(at: date) }
                     for message in messages {
                         try await StreamSession.send(
                             .message(

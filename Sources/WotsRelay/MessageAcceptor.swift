@@ -16,46 +16,15 @@ struct MessageAcceptor: Sendable {
     let configuration: RelayConfiguration
     let metrics: RelayMetrics
     let sendLimiter: TokenBucketLimiter
+    let clock: RelayClock
 
     /// A retried send (same sender, id and envelope) gets the first answer and is not handed to any socket: the
     /// recipient's sockets are only woken to re-read their mailbox, which sends them nothing they already have.
     /// - Throws: `WotsError` saying why the envelope was refused; nothing is stored then.
-    func accept(_ envelope: Envelope, from sessionToken: Token, now: Date = Date()) async throws -> SendReceipt {
+    func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
+        let now = self.clock.date()
+        try await self.check(envelope, from: sessionToken, now: now)
         let header = envelope.header
-        guard header.sender == sessionToken else {
-            throw WotsError(
-                .senderMismatch,
-                "the envelope's sender \(header.sender) is not the session's token \(sessionToken)"
-            )
-        }
-        let size = envelope.serializedSize
-        guard size <= self.configuration.maximumEnvelopeSize else {
-            throw WotsError(
-                .envelopeTooLarge,
-                "envelope is \(size) bytes (at most \(self.configuration.maximumEnvelopeSize))"
-            )
-        }
-        try Self.checkSentAt(header, now: now)
-        if let wait = self.sendLimiter.acquire(sessionToken.description) {
-            throw WotsError(.rateLimited, "too many messages; retry in \(wait) s", retryAfterSeconds: wait)
-        }
-        guard let sender = try await self.accounts.entry(token: header.sender) else {
-            throw WotsError(.invalidSession, "the session's account \(header.sender) is no longer registered")
-        }
-        do {
-            try envelope.verifySignature(senderKeys: sender.publicKeys)
-        } catch let error as WotsError {
-            throw WotsError(error.code, "envelope refused: \(error.reason)")
-        }
-        guard let recipient = try await self.accounts.entry(token: header.recipient) else {
-            throw WotsError(.unknownRecipient, "recipient \(header.recipient) is not registered")
-        }
-        guard recipient.fingerprint == header.recipientFingerprint else {
-            throw WotsError(
-                .recipientKeyChanged,
-                "the envelope is sealed for a key the recipient no longer has (now \(recipient.fingerprint))"
-            )
-        }
         let receipt: MailboxReceipt
         do {
             receipt = try await self.storage.mailboxes.append(
@@ -79,6 +48,68 @@ struct MessageAcceptor: Sendable {
             self.hub.wake(header.recipient)
         }
         return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
+    }
+
+    /// Checks an ephemeral envelope (typing) exactly as a send, then hands it to the recipient's sockets open in this
+    /// process, as it is: nothing is stored, deduplicated or told to other relay processes.
+    /// - Returns: how many sockets were handed it (0 when the recipient has none open here).
+    /// - Throws: `WotsError` saying why the envelope was refused; no socket was handed it then.
+    func passOn(_ envelope: Envelope, from sessionToken: Token) async throws -> Int {
+        let now = self.clock.date()
+        try await self.check(envelope, from: sessionToken, now: now)
+        return self.hub.passOn(envelope, receivedAt: now, to: envelope.header.recipient)
+    }
+
+    /// Everything a send must pass before it is stored or passed on: the session's sender, the size, the dates, the
+    /// sender's rate, the signature under the sender's registered keys, and the recipient's current keys.
+    func check(_ envelope: Envelope, from sessionToken: Token, now: Date) async throws {
+        let header = envelope.header
+        guard header.sender == sessionToken else {
+            throw WotsError(
+                .senderMismatch,
+                "the envelope's sender \(header.sender) is not the session's token \(sessionToken)"
+            )
+        }
+        let size = envelope.serializedSize
+        guard size <= self.configuration.maximumEnvelopeSize else {
+            throw WotsError(
+                .envelopeTooLarge,
+                "envelope is \(size) bytes (at most \(self.configuration.maximumEnvelopeSize))"
+            )
+        }
+        try Self.checkSentAt(header, now: now)
+        try Self.checkExpiresAt(envelope, now: now)
+        if let wait = self.sendLimiter.acquire(sessionToken.description) {
+            throw WotsError(.rateLimited, "too many messages; retry in \(wait) s", retryAfterSeconds: wait)
+        }
+        guard let sender = try await self.accounts.entry(token: header.sender) else {
+            throw WotsError(.invalidSession, "the session's account \(header.sender) is no longer registered")
+        }
+        do {
+            try envelope.verifySignature(senderKeys: sender.publicKeys)
+        } catch let error as WotsError {
+            throw WotsError(error.code, "envelope refused: \(error.reason)")
+        }
+        guard let recipient = try await self.accounts.entry(token: header.recipient) else {
+            throw WotsError(.unknownRecipient, "recipient \(header.recipient) is not registered")
+        }
+        guard recipient.fingerprint == header.recipientFingerprint else {
+            throw WotsError(
+                .recipientKeyChanged,
+                "the envelope is sealed for a key the recipient no longer has (now \(recipient.fingerprint))"
+            )
+        }
+    }
+
+    /// Refuses a v2 envelope whose `expiresAt` (not 0) has come by the relay's clock: the sender wanted it gone by
+    /// now, so nobody may be handed it.
+    static func checkExpiresAt(_ envelope: Envelope, now: Date) throws {
+        guard envelope.hasExpired(at: now) else { return }
+        throw WotsError(
+            .messageExpired,
+            "envelope expiresAt \(envelope.header.expiresAtMilliseconds) ms is not after the relay's time "
+                + "\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down))) ms"
+        )
     }
 
     /// Earliest `sentAt` accepted: 2020-01-01T00:00:00Z, before any Wots client existed.

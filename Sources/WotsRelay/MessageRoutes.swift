@@ -12,6 +12,7 @@ struct MessageRoutes: Sendable {
     let acceptor: MessageAcceptor
     let acknowledger: MailboxAcknowledger
     let metrics: RelayMetrics
+    let clock: RelayClock
 
     func register(on group: RouterGroup<RelayRequestContext>) {
         group.post("/messages") { request, context in
@@ -42,7 +43,12 @@ struct MessageRoutes: Sendable {
                     code: .invalidPageLimit
                 )
                 ?? 100
-            let messages = try await self.storage.mailboxes.messages(for: token, after: after, limit: Int(limit))
+            let messages = try await self.storage.mailboxes.messages(
+                for: token,
+                after: after,
+                limit: Int(limit),
+                at: self.clock.date()
+            )
             self.metrics.messagesDelivered.increment(by: messages.count)
             return try JSONBody.response(
                 MailboxResponse(

@@ -113,7 +113,8 @@ public struct Relay: Sendable {
             configuration: self.configuration,
             acceptor: acceptor,
             acknowledger: acknowledger,
-            metrics: self.metrics
+            metrics: self.metrics,
+            clock: self.clock
         )
         .register(on: authenticated)
         NoticeRoutes(storage: self.storage, configuration: self.configuration, metrics: self.metrics)
@@ -270,7 +271,8 @@ public struct Relay: Sendable {
             hub: self.hub,
             configuration: self.configuration,
             metrics: self.metrics,
-            sendLimiter: self.sendLimiter
+            sendLimiter: self.sendLimiter,
+            clock: self.clock
         )
     }
 }

@@ -137,6 +137,10 @@ struct StreamSession: Sendable {
                 messageID = envelope.header.messageID
                 let receipt = try await self.acceptor.accept(envelope, from: token)
                 return .accepted(ref: frame.ref, id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt)
+            case .sendEphemeral(let envelope):
+                messageID = envelope.header.messageID
+                let delivered = try await self.acceptor.passOn(envelope, from: token)
+                return .ephemeralAccepted(ref: frame.ref, id: envelope.header.messageID, delivered: delivered)
             case .subscribe(let directory):
                 if directory { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
                 return .subscribed(ref: frame.ref, directory: directory)

@@ -4,8 +4,9 @@ import Logging
 import ServiceLifecycle
 import WotsStorage
 
-/// Periodically removes expired challenges and sessions, expires messages older than the retention period (leaving
-/// their senders a notice), and forgets old acknowledgements and notices.
+/// Periodically removes expired challenges and sessions, deletes messages whose envelope's `expiresAt` has come
+/// (silently: their senders asked for it), expires messages older than the retention period (leaving their senders a
+/// notice), and forgets old acknowledgements and notices.
 struct Sweeper: Service {
     let storage: RelayStorage
     let configuration: RelayConfiguration
@@ -17,6 +18,8 @@ struct Sweeper: Service {
     struct Report: Sendable, Hashable {
         var authentication = 0
         var expiredMessages = 0
+        /// Messages deleted at their envelope's `expiresAt`.
+        var vanishedMessages = 0
         var acknowledgements = 0
         var notices = 0
         var blobs = 0
@@ -27,7 +30,7 @@ struct Sweeper: Service {
             try await cancelWhenGracefulShutdown {
                 while true {
                     try await self.clock.sleep(self.configuration.sweepInterval)
-                    await self.sweepOnce(now: Date())
+                    await self.sweepOnce(now: self.clock.date())
                 }
             }
         } catch is CancellationError {
@@ -41,6 +44,7 @@ struct Sweeper: Service {
         var report = Report()
         do {
             report.authentication = try await self.storage.authentication.sweepExpired(now: now)
+            report.vanishedMessages = try await self.deleteVanishingMessages(now: now)
             report.expiredMessages = try await self.expireMessages(now: now)
             report.acknowledgements = try await self.storage.mailboxes.forgetAcknowledgements(
                 before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
@@ -58,12 +62,25 @@ struct Sweeper: Service {
                 "swept",
                 metadata: [
                     "authentication": "\(report.authentication)", "expired": "\(report.expiredMessages)",
+                    "vanished": "\(report.vanishedMessages)",
                     "acknowledgements": "\(report.acknowledgements)", "notices": "\(report.notices)",
                     "blobs": "\(report.blobs)",
                 ]
             )
         }
         return report
+    }
+
+    /// Deletes every message whose envelope's `expiresAt` has come, in bounded transactions as `expireMessages` does.
+    private func deleteVanishingMessages(now: Date) async throws -> Int {
+        let batch = self.configuration.expiryBatchSize
+        var total = 0
+        while true {
+            try Task.checkCancellation()
+            let deleted = try await self.storage.mailboxes.deleteExpired(at: now, limit: batch)
+            total += deleted
+            if deleted < batch { return total }
+        }
     }
 
     /// Expires every message older than the retention period, one bounded transaction at a time, so a backlog never

@@ -117,10 +117,16 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         }
     }
 
-    public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
+    public func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
+        -> [MailboxMessage]
+    {
         guard limit > 0 else { return [] }
         return self.state.withLock { state in
-            Array((state.mailboxes[recipient]?.messages ?? []).lazy.filter { $0.sequence > sequence }.prefix(limit))
+            Array(
+                (state.mailboxes[recipient]?.messages ?? []).lazy
+                    .filter { $0.sequence > sequence && !$0.envelope.hasExpired(at: now) }
+                    .prefix(limit)
+            )
         }
     }
 
@@ -197,6 +203,21 @@ public final class InMemoryMailboxRepository: MailboxRepository {
                 }
             }
             return oldest.count
+        }
+    }
+
+    @discardableResult
+    public func deleteExpired(at now: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return self.state.withLock { state in
+            let doomed = state.mailboxes.values.flatMap(\.messages).filter { $0.envelope.hasExpired(at: now) }
+                .sorted { ($0.envelope.mailboxExpiryMilliseconds ?? 0) < ($1.envelope.mailboxExpiryMilliseconds ?? 0) }
+                .prefix(limit)
+            let keys = Set(doomed.map(\.envelope.header.messageKey))
+            for recipient in Set(doomed.map(\.envelope.header.recipient)) {
+                _ = state.remove(from: recipient) { keys.contains($0.envelope.header.messageKey) }
+            }
+            return doomed.count
         }
     }
 

@@ -87,8 +87,10 @@ public protocol MailboxRepository: Sendable {
         mailboxQuota: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>]
 
-    /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order.
-    func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage]
+    /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order, leaving
+    /// out those whose envelope's `expiresAt` has come by `now` (whether or not `deleteExpired` removed them yet).
+    func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
+        -> [MailboxMessage]
 
     /// Deletes the recipient's messages with these keys and remembers them as acknowledged at `now`; keys of other
     /// mailboxes, and keys named twice, count once or not at all.
@@ -118,6 +120,12 @@ public protocol MailboxRepository: Sendable {
     @discardableResult
     func expire(receivedBefore cutoff: Date, at now: Date, limit: Int) async throws -> Int
 
+    /// Deletes up to `limit` messages whose envelope's `expiresAt` has come by `now`, in one transaction, and leaves
+    /// no notice: their senders asked for them to vanish. Acknowledged-message memory is not touched.
+    /// - Returns: how many messages were deleted; fewer than `limit` means none that expired by `now` is left.
+    @discardableResult
+    func deleteExpired(at now: Date, limit: Int) async throws -> Int
+
     /// Up to `limit` of the sender's expiry notices, oldest expiry first (then by message id).
     func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice]
 
@@ -133,6 +141,11 @@ public protocol MailboxRepository: Sendable {
 }
 
 extension MailboxRepository {
+    /// `messages(for:after:limit:at:)` as of the current time.
+    public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
+        try await self.messages(for: recipient, after: sequence, limit: limit, at: Date())
+    }
+
     /// `append` with no byte quota.
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {
         try await self.append(envelope, receivedAt: receivedAt, mailboxCapacity: mailboxCapacity, mailboxQuota: .max)

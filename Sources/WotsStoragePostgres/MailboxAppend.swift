@@ -20,7 +20,7 @@ struct MailboxAppend: Sendable {
 }
 
 extension MailboxAppend {
-    /// The statement that appends `appends` in order (`wots_append_group`, migration 0006): one row per append.
+    /// The statement that appends `appends` in order (`wots_append_group`, migration 0008): one row per append.
     static func query(_ appends: [MailboxAppend]) -> PostgresQuery {
         let recipients = appends.map { ByteBuffer(bytes: $0.envelope.header.recipient.bytes) }
         let senders = appends.map { ByteBuffer(bytes: $0.envelope.header.sender.bytes) }
@@ -29,10 +29,12 @@ extension MailboxAppend {
         let receivedAts = appends.map(\.receivedAt)
         let capacities = appends.map { Int64($0.mailboxCapacity) }
         let quotas = appends.map { Int64($0.mailboxQuota) }
+        let expiries = appends.map { $0.envelope.mailboxExpiryMilliseconds ?? 0 }
         return """
             SELECT ordinality, outcome, sequence, received_at
             FROM wots_append_group(
-                \(recipients), \(senders), \(messageIDs), \(envelopes), \(receivedAts), \(capacities), \(quotas)
+                \(recipients), \(senders), \(messageIDs), \(envelopes), \(receivedAts), \(capacities), \(quotas),
+                \(expiries)
             )
             """
     }

@@ -45,6 +45,41 @@ extension PostgresMailboxRepository {
         }
     }
 
+    @discardableResult
+    public func deleteExpired(at now: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let now = PostgresTime.stored(now)
+        return try await self.database.transaction("delete \(limit) messages past their expiresAt") { connection in
+            // As in `expire`: each row is deleted by one relay, and counters are locked in recipient order.
+            let removed = try await connection.query(
+                """
+                WITH doomed AS (
+                    SELECT m.recipient, m.sequence FROM mailbox_expiries AS e
+                    JOIN mailbox_messages AS m ON m.recipient = e.recipient AND m.sequence = e.sequence
+                    WHERE e.expires_at <= \(now)
+                    ORDER BY e.expires_at LIMIT \(limit) FOR UPDATE OF m SKIP LOCKED
+                ), deleted AS (
+                    DELETE FROM mailbox_messages AS m USING doomed AS d
+                    WHERE m.recipient = d.recipient AND m.sequence = d.sequence
+                    RETURNING m.recipient, octet_length(m.envelope) AS size
+                )
+                SELECT recipient, count(*)::bigint, sum(size)::bigint FROM deleted GROUP BY recipient ORDER BY recipient
+                """,
+                logger: self.database.queryLogger
+            ).collect().map { try $0.decode((Data, Int64, Int64).self) }
+            for (recipient, count, bytes) in removed {
+                try await connection.query(
+                    """
+                    UPDATE mailbox_counters SET depth = depth - \(count), bytes = bytes - \(bytes)
+                    WHERE recipient = \(recipient)
+                    """,
+                    logger: self.database.queryLogger
+                )
+            }
+            return removed.reduce(0) { $0 + Int($1.1) }
+        }
+    }
+
     public func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {
         guard limit > 0 else { return [] }
         let rows = try await self.database.withErrorMapping("read expiry notices") {

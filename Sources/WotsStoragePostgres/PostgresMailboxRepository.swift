@@ -81,13 +81,19 @@ public struct PostgresMailboxRepository: MailboxRepository {
         return outcomes
     }
 
-    public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
+    public func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
+        -> [MailboxMessage]
+    {
         guard limit > 0 else { return [] }
+        let now = PostgresTime.stored(now)
         let rows = try await self.database.withErrorMapping("read a mailbox") {
             try await self.database.client.query(
                 """
-                SELECT sequence, received_at, envelope FROM mailbox_messages
-                WHERE recipient = \(Data(recipient.bytes)) AND sequence > \(sequence)
+                SELECT sequence, received_at, envelope FROM mailbox_messages AS m
+                WHERE recipient = \(Data(recipient.bytes)) AND sequence > \(sequence) AND NOT EXISTS (
+                    SELECT 1 FROM mailbox_expiries AS e
+                    WHERE e.recipient = m.recipient AND e.sequence = m.sequence AND e.expires_at <= \(now)
+                )
                 ORDER BY sequence LIMIT \(limit)
                 """,
                 logger: self.database.queryLogger

@@ -137,6 +137,11 @@ extension AppendRequest {
                 Data(serialized),
             ]
         )
+        if let expiry = self.envelope.mailboxExpiryMilliseconds {
+            try db.cachedStatement(
+                sql: "INSERT INTO mailbox_expiries (recipient, sequence, expires_at_ms) VALUES (?, ?, ?)"
+            ).execute(arguments: [recipient, sequence, expiry])
+        }
         try db.cachedStatement(
             sql: """
                 INSERT INTO mailbox_counters (recipient, next_sequence, depth) VALUES (?, ?, ?)

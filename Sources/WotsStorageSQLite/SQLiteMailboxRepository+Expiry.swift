@@ -47,6 +47,36 @@ extension SQLiteMailboxRepository {
         }
     }
 
+    @discardableResult
+    public func deleteExpired(at now: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let now = now.millisecondsSince1970
+        return try await self.database.write("delete \(limit) messages past their expiresAt") { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        DELETE FROM mailbox_messages WHERE (recipient, sequence) IN (
+                            SELECT recipient, sequence FROM mailbox_expiries WHERE expires_at_ms <= ?
+                            ORDER BY expires_at_ms LIMIT ?
+                        )
+                        RETURNING recipient, length(envelope) AS size
+                        """
+                ),
+                arguments: [now, limit]
+            )
+            var removed: [Data: (count: Int, bytes: Int)] = [:]
+            for row in rows {
+                let recipient: Data = row["recipient"]
+                removed[recipient, default: (0, 0)].count += 1
+                removed[recipient, default: (0, 0)].bytes += row["size"] as Int
+            }
+            for (recipient, change) in removed {
+                try MailboxWrite.release(change.count, messagesOf: change.bytes, from: recipient, in: db)
+            }
+            return rows.count
+        }
+    }
+
     public func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {
         guard limit > 0 else { return [] }
         return try await self.database.read("read expiry notices") { db in

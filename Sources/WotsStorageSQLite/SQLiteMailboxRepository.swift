@@ -65,19 +65,25 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         }
     }
 
-    public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
+    public func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
+        -> [MailboxMessage]
+    {
         guard limit > 0 else { return [] }
+        let now = now.millisecondsSince1970
         return try await self.database.read("read a mailbox") { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT sequence, received_at_ms, envelope FROM mailbox_messages
-                        WHERE recipient = ? AND sequence > ?
+                        SELECT sequence, received_at_ms, envelope FROM mailbox_messages AS m
+                        WHERE recipient = ? AND sequence > ? AND NOT EXISTS (
+                            SELECT 1 FROM mailbox_expiries AS e
+                            WHERE e.recipient = m.recipient AND e.sequence = m.sequence AND e.expires_at_ms <= ?
+                        )
                         ORDER BY sequence
                         LIMIT ?
                         """
                 ),
-                arguments: [recipient.databaseBytes, sequence, limit]
+                arguments: [recipient.databaseBytes, sequence, now, limit]
             )
             return try rows.map { row in
                 let sequence: Int64 = row["sequence"]

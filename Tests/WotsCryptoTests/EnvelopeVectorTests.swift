@@ -56,20 +56,22 @@ import WotsTesting
         #expect(SafetyNumber(sender.fingerprint, recipient.fingerprint).description == vector.safetyNumber)
     }
 
+    /// A party of a vector: the test identity's keys, private ones included.
+    static func party(_ test: TestIdentity) throws -> Party {
+        Party(
+            nickname: test.nickname.value,
+            token: test.token,
+            signingPrivateKey: Data(try test.identity.signingPKCS8DER()).base64EncodedString(),
+            encryptionPrivateKey: Data(try test.identity.encryptionPKCS8DER()).base64EncodedString(),
+            publicKeys: test.publicKeys,
+            fingerprint: test.fingerprint
+        )
+    }
+
     @Test(.enabled(if: ProcessInfo.processInfo.environment["WOTS_WRITE_VECTORS"] == "1"))
     func writeVector() throws {
         let alice = TestIdentities.alice
         let bob = TestIdentities.bob
-        func party(_ test: TestIdentity) throws -> Party {
-            Party(
-                nickname: test.nickname.value,
-                token: test.token,
-                signingPrivateKey: Data(try test.identity.signingPKCS8DER()).base64EncodedString(),
-                encryptionPrivateKey: Data(try test.identity.encryptionPKCS8DER()).base64EncodedString(),
-                publicKeys: test.publicKeys,
-                fingerprint: test.fingerprint
-            )
-        }
         let plaintext = """
             Wots test vector v1: alice to bob.
             Ünïcødé survives: “quotes”, ✓, 👋, and this line makes the message longer than one 256-byte padding \
@@ -84,12 +86,13 @@ import WotsTesting
             from: alice.token,
             identity: alice.identity,
             to: bob.token,
-            recipientKeys: bob.publicKeys
+            recipientKeys: bob.publicKeys,
+            version: 1
         )
         let vector = Vector(
             description: "Envelope v1 from alice to bob (test keys, never use them). Open it with SECURITY.md.",
-            sender: try party(alice),
-            recipient: try party(bob),
+            sender: try Self.party(alice),
+            recipient: try Self.party(bob),
             plaintext: plaintext,
             serialized: Data(envelope.serialized).base64EncodedString(),
             envelope: envelope,

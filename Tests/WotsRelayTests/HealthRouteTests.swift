@@ -122,8 +122,10 @@ final class FailingMailboxes: MailboxRepository {
         )
     }
 
-    func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
-        try await self.base.messages(for: recipient, after: sequence, limit: limit)
+    func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
+        -> [MailboxMessage]
+    {
+        try await self.base.messages(for: recipient, after: sequence, limit: limit, at: now)
     }
 
     func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
@@ -135,6 +137,9 @@ final class FailingMailboxes: MailboxRepository {
     func deleteMailbox(of recipient: Token) async throws { try await self.base.deleteMailbox(of: recipient) }
     func expire(receivedBefore cutoff: Date, at now: Date, limit: Int) async throws -> Int {
         try await self.base.expire(receivedBefore: cutoff, at: now, limit: limit)
+    }
+    func deleteExpired(at now: Date, limit: Int) async throws -> Int {
+        try await self.base.deleteExpired(at: now, limit: limit)
     }
     func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {
         try await self.base.expiryNotices(for: sender, limit: limit)

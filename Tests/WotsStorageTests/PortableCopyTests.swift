@@ -10,6 +10,8 @@ import WotsStorage
 /// The table lists `admin migrate` and `admin verify-backup` rely on, and the copy from SQLite into PostgreSQL.
 @Suite("Portable copy")
 struct PortableCopyTests {
+    static let farExpiry: UInt64 = 4_000_000_000_000
+
     @Test func everyTableOfAFreshSQLiteDatabaseIsCopiedOrLeftBehindOnPurpose() async throws {
         try await withSQLite { database in
             let reader = try database.portableSnapshot()
@@ -51,6 +53,11 @@ struct PortableCopyTests {
                 #expect(held.count == 7)
                 #expect(next.sequence == 10)
                 #expect(try await target.directory.count() == 2)
+                let vanishing = try await target.mailboxes.deleteExpired(
+                    at: TestValues.time(Int64(Self.farExpiry)),
+                    limit: 100
+                )
+                #expect(vanishing == 2, "the copied expiries still work")
                 let blob = try #require(try await target.blobs.blob(try BlobID(bytes: Array(repeating: 7, count: 16))))
                 #expect(blob.isComplete && blob.acknowledged.count == 1)
                 #expect(try await target.blobs.chunk(of: blob.id, containing: 2) == BlobChunk(offset: 2, bytes: [2]))
@@ -125,7 +132,12 @@ private func populate(_ database: SQLiteDatabase, recipient: Token) async throws
     try await directory.delete(token: gone.token)
     var acknowledged: [MessageKey] = []
     for index in 0..<9 {
-        let envelope = TestValues.envelope(from: index % 2 == 0 ? alice.token : gone.token, to: recipient)
+        let sender = index % 2 == 0 ? alice.token : gone.token
+        // Three ask to vanish in 2096; the acknowledged one of them takes its expiry row with it.
+        let envelope =
+            [0, 3, 4].contains(index)
+            ? TestValues.envelope(from: sender, to: recipient, expiresAt: PortableCopyTests.farExpiry)
+            : TestValues.envelope(from: sender, to: recipient)
         _ = try await mailboxes.append(
             envelope,
             receivedAt: TestValues.time(1_700_000_000_000 + Int64(index)),

@@ -62,6 +62,14 @@ enum TestValues {
             signature: self.randomBytes(256)
         )
     }
+
+    /// A version-2 envelope whose header's `expiresAt` is `expiresAt` milliseconds (0: never).
+    static func envelope(from sender: Token, to recipient: Token, expiresAt: UInt64) -> Envelope {
+        var envelope = self.envelope(from: sender, to: recipient)
+        envelope.header.version = 2
+        envelope.header.expiresAtMilliseconds = expiresAt
+        return envelope
+    }
 }
 
 /// Two entries are the same account with the same keys; times may differ below a millisecond (database precision).

@@ -13,6 +13,9 @@ public struct ClientFrame: Sendable, Hashable {
         case ack([MessageKey])
         /// Stores an envelope like `POST /v1/messages`; answered by `accepted` or `error`.
         case send(Envelope)
+        /// A `send` with `"ephemeral": true`: checked like a send, never stored, handed to the recipient's sockets
+        /// open now; answered by an `accepted` with `ephemeral: true` and how many sockets got it.
+        case sendEphemeral(Envelope)
         /// Turns `directory` notifications on or off; answered by `subscribed`.
         case subscribe(directory: Bool)
     }
@@ -31,7 +34,7 @@ public struct ClientFrame: Sendable, Hashable {
         switch self.body {
         case .auth: "auth"
         case .ack: "ack"
-        case .send: "send"
+        case .send, .sendEphemeral: "send"
         case .subscribe: "subscribe"
         }
     }
@@ -39,7 +42,7 @@ public struct ClientFrame: Sendable, Hashable {
 
 extension ClientFrame: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, ref, session, messages, envelope, directory
+        case type, ref, session, messages, envelope, directory, ephemeral
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,7 +52,10 @@ extension ClientFrame: Codable {
         switch type {
         case "auth": self.body = .auth(session: try container.decode(String.self, forKey: .session))
         case "ack": self.body = .ack(try container.decode([MessageKey].self, forKey: .messages))
-        case "send": self.body = .send(try container.decode(Envelope.self, forKey: .envelope))
+        case "send":
+            let envelope = try container.decode(Envelope.self, forKey: .envelope)
+            let ephemeral = try container.decodeIfPresent(Bool.self, forKey: .ephemeral) ?? false
+            self.body = ephemeral ? .sendEphemeral(envelope) : .send(envelope)
         case "subscribe": self.body = .subscribe(directory: try container.decode(Bool.self, forKey: .directory))
         default:
             throw WotsError(
@@ -67,6 +73,9 @@ extension ClientFrame: Codable {
         case .auth(let session): try container.encode(session, forKey: .session)
         case .ack(let keys): try container.encode(keys, forKey: .messages)
         case .send(let envelope): try container.encode(envelope, forKey: .envelope)
+        case .sendEphemeral(let envelope):
+            try container.encode(envelope, forKey: .envelope)
+            try container.encode(true, forKey: .ephemeral)
         case .subscribe(let directory): try container.encode(directory, forKey: .directory)
         }
     }

@@ -10,6 +10,11 @@ public enum RelayFrame: Sendable, Hashable {
     case message(DeliveredMessage)
     /// The reply to `send`: the envelope is stored (or was already, for a retried send).
     case accepted(ref: String?, id: UUID, seq: Int64, receivedAt: Date)
+    /// An ephemeral message (a `send` with `ephemeral: true`, such as typing) passed on as it arrived: never stored,
+    /// no `seq`, never acknowledged.
+    case ephemeralMessage(receivedAt: Date, envelope: Envelope)
+    /// The reply to an ephemeral `send`: nothing was stored; `delivered` sockets of the recipient were handed it.
+    case ephemeralAccepted(ref: String?, id: UUID, delivered: Int)
     /// The reply to `ack`: the messages that were deleted now (messages not in the mailbox are left out).
     case acked(ref: String?, messages: [MessageKey])
     /// The reply to `subscribe`: whether `directory` notifications are on now.
@@ -23,7 +28,7 @@ public enum RelayFrame: Sendable, Hashable {
 extension RelayFrame: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, ref, token, seq, receivedAt, envelope, id, code, message, change, nickname, messages
-        case acknowledged, directory
+        case acknowledged, directory, ephemeral, delivered
     }
 
     public init(from decoder: any Decoder) throws {
@@ -32,6 +37,11 @@ extension RelayFrame: Codable {
         switch try container.decode(String.self, forKey: .type) {
         case "ready":
             self = .ready(ref: ref, token: try container.decode(Token.self, forKey: .token))
+        case "message" where try container.decodeIfPresent(Bool.self, forKey: .ephemeral) == true:
+            self = .ephemeralMessage(
+                receivedAt: try container.decode(Date.self, forKey: .receivedAt),
+                envelope: try container.decode(Envelope.self, forKey: .envelope)
+            )
         case "message":
             self = .message(
                 DeliveredMessage(
@@ -39,6 +49,12 @@ extension RelayFrame: Codable {
                     receivedAt: try container.decode(Date.self, forKey: .receivedAt),
                     envelope: try container.decode(Envelope.self, forKey: .envelope)
                 )
+            )
+        case "accepted" where try container.decodeIfPresent(Bool.self, forKey: .ephemeral) == true:
+            self = .ephemeralAccepted(
+                ref: ref,
+                id: try container.decodeMessageID(forKey: .id),
+                delivered: try container.decode(Int.self, forKey: .delivered)
             )
         case "accepted":
             self = .accepted(
@@ -86,6 +102,17 @@ extension RelayFrame: Codable {
             try container.encode(id.lowercasedString, forKey: .id)
             try container.encode(seq, forKey: .seq)
             try container.encode(receivedAt, forKey: .receivedAt)
+        case .ephemeralMessage(let receivedAt, let envelope):
+            try container.encode("message", forKey: .type)
+            try container.encode(true, forKey: .ephemeral)
+            try container.encode(receivedAt, forKey: .receivedAt)
+            try container.encode(envelope, forKey: .envelope)
+        case .ephemeralAccepted(let ref, let id, let delivered):
+            try container.encode("accepted", forKey: .type)
+            try container.encodeIfPresent(ref, forKey: .ref)
+            try container.encode(id.lowercasedString, forKey: .id)
+            try container.encode(true, forKey: .ephemeral)
+            try container.encode(delivered, forKey: .delivered)
         case .acked(let ref, let messages):
             try container.encode("acked", forKey: .type)
             try container.encodeIfPresent(ref, forKey: .ref)

@@ -42,6 +42,11 @@ extension PortableTable {
             ]
         ),
         PortableTable(
+            "mailbox_expiries",
+            primaryKey: [PortableColumn("recipient", .bytes), PortableColumn("sequence", .integer)],
+            others: [PortableColumn("expires_at_ms", .milliseconds, postgresName: "expires_at")]
+        ),
+        PortableTable(
             "acknowledged_messages",
             primaryKey: [PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid)],
             others: [
