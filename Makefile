@@ -6,7 +6,7 @@ SCRATCH ?= .build
 FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Fuzz/Package.swift Fuzz/Sources
 FUZZ_SECONDS ?= 60
 
-.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay demo format lint clean
+.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay bench-attachments demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -71,6 +71,10 @@ bench-storage:
 ## The relay under load beside Prosody, on SQLite and PostgreSQL, and the idle-connection ceiling.
 bench-relay:
 	bash scripts/bench-relay.sh
+
+## Attachment throughput (encrypt+upload, download+decrypt) beside openssl speed aes-256-gcm.
+bench-attachments:
+	bash scripts/bench-attachments.sh
 
 ## Two users, a relay on a temporary SQLite file, a message each way.
 demo:

@@ -162,7 +162,7 @@ let package = Package(
             name: "WotsRelayTests",
             dependencies: [
                 "WotsRelay", "WotsCore", "WotsCrypto", "WotsStorage", "WotsStorageSQLite", "WotsTesting",
-                "WotsTransparency",
+                "WotsTransparency", "WotsClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -73,6 +73,9 @@ if [ -f scripts/e2e.sh ]; then
   WOTS_E2E_POSTGRES=1 bash scripts/e2e.sh 2>&1 | without_tracing_warning
 fi
 
+step "attachments end to end: wots send --file and wots inbox through the real relay, SQLite and PostgreSQL"
+WOTS_E2E_POSTGRES=1 WOTS_E2E_SKIP_BUILD=1 bash scripts/e2e-attachments.sh 2>&1 | without_tracing_warning
+
 step "operator end to end: wots-relay admin beside a running relay (invites, modes, suspension), SQLite and PostgreSQL"
 WOTS_E2E_POSTGRES=1 WOTS_E2E_SKIP_BUILD=1 bash scripts/e2e-admin.sh 2>&1 | without_tracing_warning
 

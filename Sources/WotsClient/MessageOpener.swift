@@ -122,7 +122,13 @@ struct MessageOpener {
         try await self.checkGossip(body.log, from: message.from?.description ?? header.sender.description)
         message.body = body
         message.expiresAt = header.expiresAt
-        if case .text(let text) = body.content { message.text = text }
+        switch body.content {
+        case .text(let text): message.text = text
+        case .attachment(let reference):
+            message.attachment = reference
+            message.text = reference.caption
+        default: break
+        }
         message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)
         return message
     }

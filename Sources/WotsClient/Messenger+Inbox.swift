@@ -21,6 +21,8 @@ extension Messenger {
     /// hands over the relay's notices of this account's messages that expired undelivered, and clears them.
     /// - Parameters:
     ///   - keep: leave everything in the mailbox and every notice at the relay (and show them again next time).
+    ///   - downloads: where attachments are saved (each checked, then acknowledged to the relay); nil saves none.
+    ///   - progress: told the bytes of each attachment downloaded so far.
     ///   - show: called once per new message, in mailbox order, before it is acknowledged.
     ///   - expired: called once per expired message, oldest first, before its notice is cleared.
     ///   - readReceipts: send `read` receipts for the messages shown (when the account setting allows). Default true.
@@ -29,6 +31,8 @@ extension Messenger {
     public func inbox(
         keep: Bool,
         readReceipts: Bool = true,
+        downloads: AttachmentSaver? = nil,
+        progress: TransferProgress? = nil,
         show: (ReceivedMessage) throws -> Void,
         event: (ConversationEvent) throws -> Void = { _ in },
         expired: (ExpiredMessage) throws -> Void = { _ in }
@@ -55,11 +59,12 @@ extension Messenger {
             var acknowledge: [MessageKey] = []
             for delivered in page {
                 after = max(after, delivered.seq)
-                guard let message = try await opener.open(delivered) else {
+                guard var message = try await opener.open(delivered) else {
                     summary.duplicates += 1
                     acknowledge.append(delivered.envelope.header.messageKey)
                     continue
                 }
+                await self.fetchAttachment(of: &message, with: downloads, progress: progress)
                 switch try await keeper.receive(message) {
                 case .message(let shown):
                     try show(shown)

@@ -10,6 +10,8 @@ extension Messenger {
     ///   - event: told what else happened (receipts, timers, disappearing messages that expired).
     public func listen(
         status: @escaping @Sendable (StreamClient.Status) -> Void,
+        downloads: AttachmentSaver? = nil,
+        progress: TransferProgress? = nil,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
         event: @escaping @Sendable (ConversationEvent) async throws -> Void = { _ in },
         expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
@@ -21,6 +23,8 @@ extension Messenger {
             keeper: keeper,
             unlocked: unlocked,
             status: status,
+            downloads: downloads,
+            progress: progress,
             handle: { happened in
                 if case .message(let message) = happened { try await show(message) } else { try await event(happened) }
             }
@@ -34,6 +38,8 @@ extension Messenger {
         unlocked: Unlocked,
         status: @escaping @Sendable (StreamClient.Status) -> Void,
         link: StreamLink? = nil,
+        downloads: AttachmentSaver? = nil,
+        progress: TransferProgress? = nil,
         handle: @escaping @Sendable (ConversationEvent) async throws -> Void
     ) async throws {
         let gone = try await keeper.removeExpired()
@@ -52,7 +58,8 @@ extension Messenger {
                         try? await handle(happened)
                     },
                     handle: { delivered in
-                        guard let message = try await state.open(delivered) else { return true }
+                        guard var message = try await state.open(delivered) else { return true }
+                        await self.fetchAttachment(of: &message, with: downloads, progress: progress)
                         if let happened = try await keeper.receive(message) { try await handle(happened) }
                         await keeper.flushReceipts()
                         if message.acknowledge { try await state.markSeen(message.key) }

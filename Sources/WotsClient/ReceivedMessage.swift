@@ -55,8 +55,12 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     /// kept until the user trusts the key.
     public var acknowledge: Bool
     public var warnings: [Warning] = []
+    /// A valid attachment message's reference; `text` is then its caption, if any.
+    public var attachment: AttachmentReference?
+    /// Where the attachment was saved, once it was.
+    public var savedTo: String?
 
-    public var isValid: Bool { self.problem == nil && self.body != nil }
+    public var isValid: Bool { self.problem == nil && (self.body != nil || self.attachment != nil) }
 
     /// The message's identity: (sender, id).
     public var key: MessageKey { MessageKey(sender: self.fromToken, id: self.id) }
@@ -66,6 +70,14 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case id, seq, from, fromToken, senderFingerprint, sentAt, receivedAt, text, valid, error, warnings
+        case attachment, savedTo
+    }
+
+    /// An attachment as `--json` shows it: what the sender said about the file (never its key).
+    private struct AttachmentSummary: Codable {
+        var name: String
+        var size: UInt64
+        var mediaType: String
     }
 
     public init(
@@ -106,6 +118,7 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         self.body = self.text.flatMap { try? MessageBody(.text($0)) }
         self.problem = try container.decodeIfPresent(Problem.self, forKey: .error)
         self.warnings = try container.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
+        self.savedTo = try container.decodeIfPresent(String.self, forKey: .savedTo)
         self.acknowledge = true
     }
 
@@ -123,6 +136,13 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
         try container.encode(self.isValid, forKey: .valid)
         try container.encode(self.problem, forKey: .error)
         try container.encode(self.warnings, forKey: .warnings)
+        if let attachment, self.isValid {
+            try container.encode(
+                AttachmentSummary(name: attachment.name, size: attachment.size, mediaType: attachment.mediaType),
+                forKey: .attachment
+            )
+            try container.encode(self.savedTo, forKey: .savedTo)
+        }
     }
 
     /// The warnings a message's `sentAt` earns at `now`, for an account restored at `restoredAt` (if it was).

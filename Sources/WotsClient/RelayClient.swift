@@ -300,7 +300,7 @@ public actor RelayClient {
         try await self.call(method, path, body: Optional<NoBody>.none, authenticated: authenticated)
     }
 
-    private func call<Response: Decodable, Body: Encodable>(
+    func call<Response: Decodable, Body: Encodable>(
         _ method: HTTPMethod,
         _ path: String,
         body: Body?,

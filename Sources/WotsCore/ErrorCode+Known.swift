@@ -50,6 +50,11 @@ extension ErrorCode {
         case rateLimited = "rate_limited"
         case mailboxFull = "mailbox_full"
         case mailboxQuotaExceeded = "mailbox_quota_exceeded"
+        case blobTooLarge = "blob_too_large"
+        case blobQuotaExceeded = "blob_quota_exceeded"
+        case blobOffsetMismatch = "blob_offset_mismatch"
+        case blobIncomplete = "blob_incomplete"
+        case unknownBlob = "unknown_blob"
         case storageUnavailable = "storage_unavailable"
         case storageFull = "storage_full"
         case storageCorrupted = "storage_corrupted"
@@ -67,6 +72,7 @@ extension ErrorCode {
         case wrongLogOrigin = "wrong_log_origin"
         case logForked = "log_forked"
         case notText = "not_text"
+        case attachmentCorrupt = "attachment_corrupt"
         case relayUnreachable = "relay_unreachable"
         case invalidResponse = "invalid_response"
         case keyChanged = "key_changed"
@@ -80,7 +86,9 @@ extension ErrorCode {
 
         var isClientSide: Bool {
             switch self {
-            case .notForMe, .senderKeyMismatch, .decryptionFailed, .unknownSender, .notText, .malformed, .invalidProof,
+            case .notForMe, .senderKeyMismatch, .decryptionFailed, .unknownSender, .notText, .attachmentCorrupt,
+                .malformed,
+                .invalidProof,
                 .missingLogNode, .unverifiedNote, .wrongLogOrigin, .logForked,
                 .relayUnreachable, .invalidResponse,
                 .keyChanged, .relayChanged, .notRegistered, .alreadyRegistered, .secretUnavailable, .invalidInput,

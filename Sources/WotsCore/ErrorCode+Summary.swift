@@ -51,6 +51,12 @@ extension ErrorCode.Known {
         case .mailboxFull: "The recipient's mailbox is full; nothing was stored."
         case .mailboxQuotaExceeded:
             "The recipient's mailbox holds as many bytes as its quota allows; nothing was stored."
+        case .blobTooLarge: "A blob is larger than the relay's --max-blob-size, or an upload goes past its size."
+        case .blobQuotaExceeded:
+            "The uploader's unfinished and unfetched blobs would exceed the relay's --blob-quota; nothing was stored."
+        case .blobOffsetMismatch: "An upload chunk does not start at the blob's current offset (in Upload-Offset)."
+        case .blobIncomplete: "The blob's upload has not finished; it cannot be downloaded yet."
+        case .unknownBlob: "No such blob, or the caller is neither its uploader nor one of its recipients."
         case .storageUnavailable: "The relay's database is unavailable; retry after Retry-After seconds."
         case .storageFull: "The relay is short of disk space and refuses new mail; acks still work."
         case .storageCorrupted: "Stored data could not be decoded (reported to clients as internal_error)."
@@ -68,6 +74,8 @@ extension ErrorCode.Known {
         case .wrongLogOrigin: "A checkpoint comes from another log than the one expected."
         case .logForked: "The relay's log does not extend the one it showed before (a fork or a rollback)."
         case .notText: "A text message whose plaintext is not UTF-8."
+        case .attachmentCorrupt:
+            "A downloaded attachment's size, digest or a chunk's tag is wrong, or chunks are missing or out of order."
         case .relayUnreachable: "No connection to the relay, or it broke before an answer."
         case .invalidResponse: "The relay answered something that is not the API."
         case .keyChanged: "A contact's published key is not the pinned one."

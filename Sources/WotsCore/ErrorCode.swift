@@ -86,6 +86,11 @@ extension ErrorCode {
     public static let rateLimited = ErrorCode(.rateLimited)
     public static let mailboxFull = ErrorCode(.mailboxFull)
     public static let mailboxQuotaExceeded = ErrorCode(.mailboxQuotaExceeded)
+    public static let blobTooLarge = ErrorCode(.blobTooLarge)
+    public static let blobQuotaExceeded = ErrorCode(.blobQuotaExceeded)
+    public static let blobOffsetMismatch = ErrorCode(.blobOffsetMismatch)
+    public static let blobIncomplete = ErrorCode(.blobIncomplete)
+    public static let unknownBlob = ErrorCode(.unknownBlob)
     // Faults of the relay.
     public static let storageUnavailable = ErrorCode(.storageUnavailable)
     public static let storageFull = ErrorCode(.storageFull)
@@ -106,6 +111,7 @@ extension ErrorCode {
     public static let wrongLogOrigin = ErrorCode(.wrongLogOrigin)
     public static let logForked = ErrorCode(.logForked)
     public static let notText = ErrorCode(.notText)
+    public static let attachmentCorrupt = ErrorCode(.attachmentCorrupt)
     // Client-side only.
     public static let relayUnreachable = ErrorCode(.relayUnreachable)
     public static let invalidResponse = ErrorCode(.invalidResponse)

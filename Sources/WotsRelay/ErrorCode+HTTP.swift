@@ -7,12 +7,14 @@ extension ErrorCode {
         switch self {
         case .unauthenticated, .invalidSession, .challengeInvalid: .unauthorized
         case .senderMismatch, .wrongSecret, .accountSuspended, .registrationClosed, .inviteInvalid: .forbidden
-        case .notFound, .unknownNickname, .unknownToken, .unknownRecipient: .notFound
+        case .notFound, .unknownNickname, .unknownToken, .unknownRecipient, .unknownBlob: .notFound
         case .methodNotAllowed: .methodNotAllowed
-        case .nicknameTaken, .tokenTaken, .messageIDConflict, .recipientKeyChanged, .alreadyAuthenticated: .conflict
+        case .nicknameTaken, .tokenTaken, .messageIDConflict, .recipientKeyChanged, .alreadyAuthenticated,
+            .blobOffsetMismatch, .blobIncomplete:
+            .conflict
         case .messageExpired: .unprocessableContent
-        case .envelopeTooLarge, .requestTooLarge: .contentTooLarge
-        case .rateLimited, .mailboxFull, .mailboxQuotaExceeded: .tooManyRequests
+        case .envelopeTooLarge, .requestTooLarge, .blobTooLarge: .contentTooLarge
+        case .rateLimited, .mailboxFull, .mailboxQuotaExceeded, .blobQuotaExceeded: .tooManyRequests
         case .storageUnavailable, .storageFull, .notReady: .serviceUnavailable
         case .internalError, .storageCorrupted, .cryptoLibrary, .missingLogNode: .internalServerError
         default: .badRequest

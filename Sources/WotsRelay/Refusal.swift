@@ -17,6 +17,8 @@ struct Refusal: Error, Sendable, HTTPResponseError {
     var status: HTTPResponse.Status
     var message: String
     var retryAfterSeconds: Int?
+    /// The blob's current offset, sent as `Upload-Offset` with `blob_offset_mismatch`.
+    var uploadOffset: Int64?
     /// Whether the relay failed (logged as an error) rather than refused the request.
     var isFault: Bool
 
@@ -76,6 +78,7 @@ struct Refusal: Error, Sendable, HTTPResponseError {
     var headers: HTTPFields {
         var headers = HTTPFields()
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        if let uploadOffset { headers[.uploadOffset] = String(uploadOffset) }
         return headers
     }
 

@@ -12,6 +12,13 @@ public struct RelayConfiguration: Sendable {
     public var mailboxCapacity: Int = 10_000
     /// Bytes of serialized envelopes kept per recipient before senders get `mailbox_quota_exceeded`. Default 256 MiB.
     public var mailboxQuota: Int = 256 << 20
+    /// Largest attachment blob accepted, in encrypted bytes; larger ones get `blob_too_large`. Default 100 MiB.
+    public var maximumBlobSize: Int64 = 100 << 20
+    /// Bytes of blobs one account may have stored (unfinished or not yet fetched by every recipient) before its next
+    /// upload gets `blob_quota_exceeded`. Default 1 GiB.
+    public var blobQuota: Int64 = 1 << 30
+    /// How long an unfinished upload is kept. A complete blob is kept for `messageRetention`. Default 24 hours.
+    public var unfinishedBlobLifetime: Duration = .seconds(24 * 3600)
     /// How long an unacknowledged message is kept; then it is deleted and its sender gets an `expired` notice.
     /// Default 30 days.
     public var messageRetention: Duration = .seconds(30 * 24 * 3600)
@@ -98,6 +105,8 @@ public struct RelayConfiguration: Sendable {
         }
         try require((0...65_535).contains(self.port), "port \(self.port) is not in 0–65535")
         try require(!self.host.isEmpty, "host must not be empty")
+        try require(self.maximumBlobSize >= 16, "maximumBlobSize \(self.maximumBlobSize) is below 16 bytes")
+        try require(self.blobQuota >= self.maximumBlobSize, "blobQuota must hold at least one blob of maximumBlobSize")
         try require(
             (1_024...16_777_216).contains(self.maximumEnvelopeSize),
             "maximumEnvelopeSize \(self.maximumEnvelopeSize) is not in 1,024–16,777,216 bytes"

@@ -22,6 +22,8 @@ public final class RelayMetrics: Sendable {
     let expiryNotices: CoreMetrics.Gauge
     let noticesCleared: CoreMetrics.Counter
     let quotaRefusals: CoreMetrics.Counter
+    let blobBytesUploaded: CoreMetrics.Counter
+    let blobBytesStored: CoreMetrics.Gauge
 
     public init() {
         self.registry = PrometheusCollectorRegistry()
@@ -40,6 +42,8 @@ public final class RelayMetrics: Sendable {
         self.expiryNotices = CoreMetrics.Gauge(label: "wots_expiry_notices_waiting", factory: self.factory)
         self.noticesCleared = CoreMetrics.Counter(label: "wots_expiry_notices_cleared_total", factory: self.factory)
         self.quotaRefusals = CoreMetrics.Counter(label: "wots_mailbox_quota_refusals_total", factory: self.factory)
+        self.blobBytesUploaded = CoreMetrics.Counter(label: "wots_blob_bytes_uploaded_total", factory: self.factory)
+        self.blobBytesStored = CoreMetrics.Gauge(label: "wots_blob_bytes_stored", factory: self.factory)
     }
 
     func countRequest(route: String, status: Int) {

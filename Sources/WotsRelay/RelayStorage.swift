@@ -11,6 +11,8 @@ public struct RelayStorage: Sendable {
     public var administration: any AdministrationRepository
     /// The transparency log the directory and account repositories append to.
     public var log: any TransparencyLogRepository
+    /// Encrypted attachment blobs.
+    public var blobs: any BlobRepository
     /// Fed by every operation and by `probe`; `/readyz` reports it.
     public var health: StorageHealth
     /// Checks that the database answers, takes writes and has room, recording the outcome in `health`; throws the
@@ -25,6 +27,7 @@ public struct RelayStorage: Sendable {
         accounts: any AccountRepository,
         administration: any AdministrationRepository,
         log: any TransparencyLogRepository,
+        blobs: any BlobRepository,
         health: StorageHealth,
         probe: @escaping @Sendable () async throws -> Void
     ) {
@@ -35,6 +38,7 @@ public struct RelayStorage: Sendable {
         self.accounts = accounts
         self.administration = administration
         self.log = log
+        self.blobs = blobs
         self.health = health
         self.probe = probe
     }
@@ -63,6 +67,7 @@ public struct RelayStorage: Sendable {
                 authentication: authentication
             ),
             log: directory.log,
+            blobs: InMemoryBlobRepository(),
             health: health,
             probe: { health.recordProbe(.success(())) }
         )

@@ -22,6 +22,7 @@ struct Sweeper: Service {
         var vanishedMessages = 0
         var acknowledgements = 0
         var notices = 0
+        var blobs = 0
     }
 
     func run() async throws {
@@ -51,6 +52,8 @@ struct Sweeper: Service {
             report.notices = try await self.storage.mailboxes.forgetExpiryNotices(
                 before: now.addingTimeInterval(-self.configuration.expiryNoticeLifetime.seconds)
             )
+            report.blobs = try await self.storage.blobs.deleteExpired(now: now)
+            self.metrics.blobBytesStored.record(try await self.storage.blobs.storedBytes())
         } catch {
             self.logger.warning("sweep failed", metadata: ["error": "\(error)"])
         }
@@ -61,6 +64,7 @@ struct Sweeper: Service {
                     "authentication": "\(report.authentication)", "expired": "\(report.expiredMessages)",
                     "vanished": "\(report.vanishedMessages)",
                     "acknowledgements": "\(report.acknowledgements)", "notices": "\(report.notices)",
+                    "blobs": "\(report.blobs)",
                 ]
             )
         }

@@ -111,6 +111,8 @@ public final class PostgresDatabase: Service, Sendable {
     public var accounts: PostgresAccountRepository { PostgresAccountRepository(database: self) }
     /// Suspensions, invites and statistics: what the operator changes.
     public var administration: PostgresAdministrationRepository { PostgresAdministrationRepository(database: self) }
+    /// Encrypted attachment blobs stored in this database.
+    public var blobs: PostgresBlobRepository { PostgresBlobRepository(database: self) }
     /// Relay id, login challenges and sessions stored in this database.
     public var authentication: PostgresAuthenticationRepository { PostgresAuthenticationRepository(database: self) }
 }

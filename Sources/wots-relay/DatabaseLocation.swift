@@ -93,6 +93,7 @@ extension RelayStorage {
             accounts: SQLiteAccountRepository(database: database),
             administration: SQLiteAdministrationRepository(database: database),
             log: SQLiteTransparencyLog(database: database),
+            blobs: SQLiteBlobRepository(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )
@@ -107,6 +108,7 @@ extension RelayStorage {
             accounts: database.accounts,
             administration: database.administration,
             log: PostgresTransparencyLog(database: database),
+            blobs: database.blobs,
             health: database.health,
             probe: { try await database.ping() }
         )

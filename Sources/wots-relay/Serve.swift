@@ -68,6 +68,24 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Largest attachment blob accepted, in encrypted bytes; a larger upload gets blob_too_large.",
+            discussion: "Suffixes KiB, MiB, GiB.",
+            valueName: "SIZE"
+        )
+    )
+    var maxBlobSize = "100MiB"
+
+    @Option(
+        help: ArgumentHelp(
+            "Bytes of attachment blobs one account may keep (unfinished, or not yet fetched by every recipient).",
+            discussion: "An upload past it gets blob_quota_exceeded. Suffixes KiB, MiB, GiB.",
+            valueName: "SIZE"
+        )
+    )
+    var blobQuota = "1GiB"
+
+    @Option(
+        help: ArgumentHelp(
             "How long undelivered mail is kept before it expires and its sender gets an expired notice.",
             discussion: "Notices are kept 30 days. Expiry runs every minute, or every half retention if shorter.",
             valueName: "DURATION"
@@ -194,6 +212,15 @@ struct Serve: AsyncParsableCommand {
             )
         }
         relay.mailboxQuota = Int(quota)
+        relay.maximumBlobSize = try HumanUnits.bytes(self.maxBlobSize, name: "--max-blob-size")
+        relay.blobQuota = try HumanUnits.bytes(self.blobQuota, name: "--blob-quota")
+        guard relay.maximumBlobSize >= 16, relay.blobQuota >= relay.maximumBlobSize else {
+            throw WotsError(
+                .invalidArgument,
+                "--blob-quota \(self.blobQuota) must hold at least one blob of --max-blob-size \(self.maxBlobSize), "
+                    + "which must be at least 16 bytes"
+            )
+        }
         relay.messageRetention = try HumanUnits.duration(self.retention, name: "--retention")
         relay.sweepInterval = min(relay.sweepInterval, relay.messageRetention / 2)
         relay.maximumRequestSize = max(relay.maximumRequestSize, self.maxEnvelopeSize * 2)

@@ -19,7 +19,11 @@ struct Inbox: AsyncParsableCommand {
             once, unless --keep. Each message is kept in the encrypted history (`wots history`) and its sender's \
             client is told it was delivered; printed as text, also that you read it, unless --no-read-receipts or \
             `wots settings --read-receipts off` (--json sends no read receipts). Receipts from your contacts are not \
-            shown as messages: they move your sent messages to delivered or read (✓✓ lines after the messages).
+            shown as messages: they move your sent messages to delivered or read (✓✓ lines after the messages). An \
+            attachment is downloaded, checked (size, digest, every chunk) and saved in \
+            --download-dir under a name no file has; its JSON adds "attachment" {"name", "size", "mediaType"} \
+            and "savedTo" (the path), and "text" is its caption. A corrupt attachment is an attachment_corrupt \
+            message and nothing is saved.
             """
     )
 
@@ -34,6 +38,7 @@ struct Inbox: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-read-receipts"), help: "Do not tell senders which messages you read.")
     var noReadReceipts = false
+    @OptionGroup var downloads: DownloadOptions
 
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
@@ -45,6 +50,8 @@ struct Inbox: AsyncParsableCommand {
             keep: self.keep,
             // Printed for a person to read: `read` receipts (unless turned off); --json is for scripts.
             readReceipts: !self.noReadReceipts && !json,
+            downloads: self.downloads.saver(acknowledging: !self.keep),
+            progress: TransferReport("downloading").callback,
             show: { message in
                 if json {
                     collected.append(.message(message))

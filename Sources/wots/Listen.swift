@@ -23,6 +23,8 @@ struct Listen: AsyncParsableCommand {
     @Flag(name: .long, help: "One JSON object per line.")
     var json = false
 
+    @OptionGroup var downloads: DownloadOptions
+
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
         let json = self.json
@@ -33,6 +35,8 @@ struct Listen: AsyncParsableCommand {
         }
         try await messenger.listen(
             status: { Terminal.status($0, url: url) },
+            downloads: self.downloads.saver(),
+            progress: TransferReport("downloading").callback,
             show: { message in
                 if json {
                     try Terminal.json(message)

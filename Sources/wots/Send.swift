@@ -15,7 +15,9 @@ struct Send: AsyncParsableCommand {
             sets the conversation's disappearing timer (both sides apply it; later messages vanish from both \
             machines and the relay when it runs out). --wait-delivered then waits on the live stream until bob's \
             client confirms it stored the message (exit 0), or --timeout passes: exit status 4, "sent but not \
-            confirmed delivered".
+            confirmed delivered". --file PATH encrypts the file \
+            (AES-256-GCM in 64 KiB chunks, a fresh key), uploads it to the relay (resuming after a cut) and sends \
+            a message carrying its key and digest; --caption adds text.
             """
     )
 
@@ -43,6 +45,18 @@ struct Send: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long --wait-delivered waits. Default 30s.", valueName: "DURATION"))
     var timeout: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Send this file as an encrypted attachment instead of text (at most the relay's --max-blob-size).",
+            valueName: "PATH"
+        )
+    )
+    var file: String?
+
+    @Option(name: .long, help: ArgumentHelp("A caption sent with --file.", valueName: "TEXT"))
+    var caption: String?
+
     @Flag(name: .long, help: "Print the receipt as JSON.")
     var json = false
 
@@ -55,6 +69,14 @@ struct Send: AsyncParsableCommand {
         _ = try self.disappearSeconds()
         _ = try self.waitTimeout()
         if self.timeout != nil, !self.waitDelivered { throw ValidationError("--timeout goes with --wait-delivered") }
+        if let file {
+            guard self.text.isEmpty else { throw ValidationError("--file sends a file; give the text as --caption") }
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw ValidationError("--file \(file) is not a readable file")
+            }
+        } else if self.caption != nil {
+            throw ValidationError("--caption goes with --file")
+        }
         if !self.text.isEmpty {
             do {
                 try Messenger.validateMessage(self.text.joined(separator: " "))
@@ -65,6 +87,7 @@ struct Send: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let file { return try await self.sendFile(file) }
         var message = self.text.joined(separator: " ")
         if self.text.isEmpty {
             if Terminal.stdinIsTerminal { Terminal.note("type the message, then Ctrl-D:") }
@@ -120,6 +143,24 @@ struct Send: AsyncParsableCommand {
             return .seconds(seconds)
         } catch {
             throw ValidationError("--timeout \"\(timeout)\" is not a whole number of s, m or h (as 30s)")
+        }
+    }
+
+    private func sendFile(_ path: String) async throws {
+        let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        let sent = try await messenger.sendFile(
+            at: path,
+            caption: self.caption,
+            to: try parseNickname(self.to),
+            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
+            progress: TransferReport("uploading").callback
+        )
+        if self.json {
+            try Terminal.json(sent)
+        } else {
+            Terminal.out(
+                "sent \(URL(fileURLWithPath: path).lastPathComponent) to \(sent.to) (id \(sent.id.lowercasedString))"
+            )
         }
     }
 }

@@ -82,10 +82,10 @@ enum Terminal {
     static func describe(_ message: ReceivedMessage) -> String {
         let stamp = "[\(Self.time(message.sentAt))]"
         let sender = Self.safe(message.senderName)
-        if message.isValid, message.text == nil, let content = message.body?.content {
+        if message.isValid, message.text == nil, message.attachment == nil, let content = message.body?.content {
             return "\(stamp) \(sender): " + Self.describe(content)
         }
-        guard message.isValid, let text = message.text else {
+        guard message.isValid, let text = Self.attachmentLine(message) ?? message.text else {
             let problem = message.problem.map { "\($0.code): \(Self.safe($0.message))" } ?? "unreadable"
             let kept = message.acknowledge ? "" : " (kept in the mailbox)"
             return
@@ -100,6 +100,15 @@ enum Terminal {
             }
         }
         return "\(stamp) \(sender): " + lines.joined(separator: "\n" + indent) + notes.joined()
+    }
+
+    /// `📎 report.pdf (2.0 MiB, application/pdf) saved to PATH` and the caption below, for an attachment message.
+    static func attachmentLine(_ message: ReceivedMessage) -> String? {
+        guard let attachment = message.attachment else { return nil }
+        let size = String(format: "%.1f MiB", Double(attachment.size) / 1_048_576)
+        let saved = message.savedTo.map { " saved to \($0)" } ?? " (not downloaded)"
+        let line = "📎 \(attachment.name) (\(size), \(attachment.mediaType))\(saved)"
+        return message.text.map { line + "\n" + $0 } ?? line
     }
 
     /// `your message ID to bob expired undelivered after 30 days`.

@@ -138,6 +138,7 @@ extension RelayStorage {
             accounts: SQLiteAccountRepository(database: database),
             administration: SQLiteAdministrationRepository(database: database),
             log: SQLiteTransparencyLog(database: database),
+            blobs: SQLiteBlobRepository(database: database),
             health: database.health,
             probe: { try await database.ping() }
         )

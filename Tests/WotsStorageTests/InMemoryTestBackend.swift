@@ -24,6 +24,7 @@ enum InMemoryTestBackend {
                 authentication: authentication
             ),
             log: directory.log,
+            blobs: InMemoryBlobRepository(),
             tearDown: {}
         )
     }

@@ -58,6 +58,9 @@ struct PortableCopyTests {
                     limit: 100
                 )
                 #expect(vanishing == 2, "the copied expiries still work")
+                let blob = try #require(try await target.blobs.blob(try BlobID(bytes: Array(repeating: 7, count: 16))))
+                #expect(blob.isComplete && blob.acknowledged.count == 1)
+                #expect(try await target.blobs.chunk(of: blob.id, containing: 2) == BlobChunk(offset: 2, bytes: [2]))
             }
         }
     }
@@ -143,6 +146,20 @@ private func populate(_ database: SQLiteDatabase, recipient: Token) async throws
         if index < 2 { acknowledged.append(envelope.header.messageKey) }
     }
     _ = try await mailboxes.acknowledge(acknowledged, for: recipient, at: TestValues.time())
+    let blobs = SQLiteBlobRepository(database: database)
+    let blob = NewBlob(
+        id: try BlobID(bytes: Array(repeating: 7, count: 16)),
+        uploader: alice.token,
+        size: 3,
+        recipients: [recipient, gone.token],
+        createdAt: TestValues.time(),
+        expiresAt: TestValues.time(1_900_000_000_000)
+    )
+    try await blobs.create(blob, quota: 100)
+    for offset in 0..<3 {
+        _ = try await blobs.append([UInt8(offset)], to: blob.id, at: Int64(offset), completedExpiry: blob.expiresAt)
+    }
+    _ = try await blobs.acknowledge(blob.id, by: gone.token)
     _ = try await authentication.relayID(storingIfAbsent: TestValues.randomBytes(16))
     _ = try await authentication.relaySecret(named: "challenge-mac", storingIfAbsent: TestValues.randomBytes(32))
     return try await mailboxes.messages(for: recipient, after: 0, limit: 100)

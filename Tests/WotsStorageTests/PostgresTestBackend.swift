@@ -59,6 +59,7 @@ enum PostgresTestBackend {
             accounts: database.accounts,
             administration: database.administration,
             log: PostgresTransparencyLog(database: database),
+            blobs: database.blobs,
             insertUnloggedEntry: { entry, deleted in try await database.insertUnloggedEntry(entry, deleted: deleted) },
             failSessionDeletions: { try await database.failSessionDeletions() },
             tearDown: {

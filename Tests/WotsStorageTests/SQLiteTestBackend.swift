@@ -25,6 +25,7 @@ enum SQLiteTestBackend {
             accounts: SQLiteAccountRepository(database: database),
             administration: SQLiteAdministrationRepository(database: database),
             log: SQLiteTransparencyLog(database: database),
+            blobs: SQLiteBlobRepository(database: database),
             insertUnloggedEntry: { entry, deleted in
                 try await database.pool.write { db in
                     try db.execute(

@@ -12,6 +12,7 @@ struct StorageBackend: Sendable {
     var accounts: any AccountRepository
     var administration: any AdministrationRepository
     var log: any TransparencyLogRepository
+    var blobs: any BlobRepository
     /// Writes a directory entry (a tombstone when `deleted`) straight into the table, bypassing the log, as a
     /// database from before the log holds it; nil for the in-memory backend, which has no such past.
     var insertUnloggedEntry: (@Sendable (_ entry: DirectoryEntry, _ deleted: Bool) async throws -> Void)? = nil

@@ -82,6 +82,26 @@ extension PortableTable {
             ]
         ),
         PortableTable(
+            "blobs",
+            primaryKey: [PortableColumn("id", .bytes)],
+            others: [
+                PortableColumn("uploader", .bytes), PortableColumn("size", .integer),
+                PortableColumn("received", .integer),
+                PortableColumn("created_at_ms", .milliseconds, postgresName: "created_at"),
+                PortableColumn("expires_at_ms", .milliseconds, postgresName: "expires_at"),
+            ]
+        ),
+        PortableTable(
+            "blob_recipients",
+            primaryKey: [PortableColumn("blob_id", .bytes), PortableColumn("recipient", .bytes)],
+            others: [PortableColumn("acknowledged_at_ms", .milliseconds, postgresName: "acknowledged_at")]
+        ),
+        PortableTable(
+            "blob_chunks",
+            primaryKey: [PortableColumn("blob_id", .bytes), PortableColumn("chunk_offset", .integer)],
+            others: [PortableColumn("data", .bytes)]
+        ),
+        PortableTable(
             "log_leaves",
             primaryKey: [PortableColumn("leaf_index", .integer)],
             others: [PortableColumn("token", .bytes), PortableColumn("leaf", .bytes)]
