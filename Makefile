@@ -6,7 +6,7 @@ SCRATCH ?= .build
 FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Fuzz/Package.swift Fuzz/Sources
 FUZZ_SECONDS ?= 60
 
-.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay bench-attachments demo format lint clean
+.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay bench-attachments bench-log demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -67,6 +67,10 @@ bench-crypto:
 
 bench-storage:
 	bash scripts/bench-storage.sh
+
+## Key transparency at 1,000,000 leaves: proof generation and verification, and the log's cost per registration.
+bench-log:
+	bash scripts/bench-log.sh
 
 ## The relay under load beside Prosody, on SQLite and PostgreSQL, and the idle-connection ceiling.
 bench-relay:
