@@ -31,17 +31,7 @@ extension PostgresMailboxRepository {
                 """,
                 logger: self.database.queryLogger
             ).collect().map { try $0.decode((Data, Int64, Int64).self) }
-            // Counter rows are locked in recipient order, as appends lock them, so the two cannot deadlock.
-            for (recipient, count, bytes) in removed {
-                try await connection.query(
-                    """
-                    UPDATE mailbox_counters SET depth = depth - \(count), bytes = bytes - \(bytes)
-                    WHERE recipient = \(recipient)
-                    """,
-                    logger: self.database.queryLogger
-                )
-            }
-            return removed.reduce(0) { $0 + Int($1.1) }
+            return try await self.releaseCounters(of: removed, on: connection)
         }
     }
 
@@ -67,16 +57,7 @@ extension PostgresMailboxRepository {
                 """,
                 logger: self.database.queryLogger
             ).collect().map { try $0.decode((Data, Int64, Int64).self) }
-            for (recipient, count, bytes) in removed {
-                try await connection.query(
-                    """
-                    UPDATE mailbox_counters SET depth = depth - \(count), bytes = bytes - \(bytes)
-                    WHERE recipient = \(recipient)
-                    """,
-                    logger: self.database.queryLogger
-                )
-            }
-            return removed.reduce(0) { $0 + Int($1.1) }
+            return try await self.releaseCounters(of: removed, on: connection)
         }
     }
 
@@ -132,5 +113,24 @@ extension PostgresMailboxRepository {
                 logger: self.database.queryLogger
             ).collect().first?.decode(Int.self) ?? 0
         }
+    }
+
+    /// Takes deleted messages off their recipients' counters, given (recipient, count, bytes) rows in recipient
+    /// order: counter rows are locked in that order, as appends lock them, so the two cannot deadlock.
+    /// - Returns: how many messages were deleted.
+    private func releaseCounters(
+        of removed: [(Data, Int64, Int64)],
+        on connection: PostgresConnection
+    ) async throws -> Int {
+        for (recipient, count, bytes) in removed {
+            try await connection.query(
+                """
+                UPDATE mailbox_counters SET depth = depth - \(count), bytes = bytes - \(bytes)
+                WHERE recipient = \(recipient)
+                """,
+                logger: self.database.queryLogger
+            )
+        }
+        return removed.reduce(0) { $0 + Int($1.1) }
     }
 }
