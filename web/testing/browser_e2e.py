@@ -110,7 +110,10 @@ class Browser:
 
     def wait(self, condition, what, timeout=30):
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(lambda _: condition())
+            # The page re-renders whole regions on every state change, so an element found a moment ago may be gone.
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
+                                 ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)
+                                 ).until(lambda _: condition())
         except TimeoutException:
             logs = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))[-3000:]
             self.driver.save_screenshot(os.path.join(tempfile.gettempdir(), f"wots-failed-{self.name}.png"))
