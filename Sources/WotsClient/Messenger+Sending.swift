@@ -78,7 +78,6 @@ extension Messenger {
         let history = try self.openHistory(unlocked)
         _ = try self.removeExpired(from: history, now: self.configuration.now())
         if let disappearAfter {
-            try history.setDisappearAfter(Int(disappearAfter), with: entry.entry.token)
             _ = try await self.send(
                 .settings(disappearAfter: disappearAfter),
                 to: entry,
@@ -117,8 +116,8 @@ extension Messenger {
         return (entry, pinnedNow)
     }
 
-    /// Seals `content` under the conversation's disappearing timer (a `settings` message under its own), posts it,
-    /// and keeps a text or an attachment in `history` as `sent`.
+    /// Seals `content` under the conversation's disappearing timer, posts it, and keeps a text or an attachment in
+    /// `history` as `sent`; a `settings` message (which never disappears) sets the conversation's timer first.
     func send(
         _ content: MessageContent,
         to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
@@ -159,11 +158,20 @@ extension Messenger {
                 identity: unlocked.identity,
                 to: entry.token,
                 recipientKeys: entry.publicKeys,
-                expiresAfter: timer == 0 ? nil : .seconds(timer)
+                expiresAfter: body.expiresAfter
             )
             if kept {
                 outbox.add(envelope)
                 try self.store.save(outbox)
+            }
+            if case .settings(let seconds) = content {
+                // Ordered by the envelope's own sentAt, the time the peer sees (ConversationHistory).
+                try history.setDisappearAfter(
+                    Int(seconds),
+                    with: entry.token,
+                    setAt: envelope.header.sentAt,
+                    setBy: unlocked.token
+                )
             }
         }
         // Kept before posting, so a receipt that comes back at once finds it; forgotten if the relay refuses it.

@@ -23,6 +23,27 @@ import WotsTesting
         )
     }
 
+    @Test func anOlderTimerChangeArrivingLateIsIgnoredAndTiesGoToTheGreaterToken() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try LocalStore(home: folder.home).prepareHome()
+        let history = try ConversationHistory(folder: folder.home, account: alice.token, keys: try alice.secretKeys())
+        let now = Date(timeIntervalSince1970: 1_800_000_000.123)
+        #expect(try history.setDisappearAfter(60, with: bob.token, setAt: now, setBy: bob.token))
+        #expect(try !history.setDisappearAfter(5, with: bob.token, setAt: now.addingTimeInterval(-1), setBy: bob.token))
+        #expect(try history.disappearAfter(with: bob.token) == 60)
+
+        let later = now.addingTimeInterval(0.001)
+        let (low, high) =
+            alice.token.bytes.lexicographicallyPrecedes(bob.token.bytes)
+            ? (alice.token, bob.token) : (bob.token, alice.token)
+        #expect(try history.setDisappearAfter(9, with: bob.token, setAt: later, setBy: low))
+        #expect(try !history.setDisappearAfter(8, with: bob.token, setAt: later, setBy: low))
+        #expect(try history.setDisappearAfter(0, with: bob.token, setAt: later, setBy: high))
+        #expect(try !history.setDisappearAfter(7, with: bob.token, setAt: later, setBy: low))
+        #expect(try history.disappearAfter(with: bob.token) == 0)
+    }
+
     @Test func contentIsEncryptedOnDiskAndReadsBackWithTheSecretDerivedKeys() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

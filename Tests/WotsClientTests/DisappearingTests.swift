@@ -77,6 +77,47 @@ import WotsTesting
         }
     }
 
+    @Test func aTimerSetWhileThePeerWasOfflineLongerThanItStillReachesThem() async throws {
+        // The settings message never disappears itself: had it expired with its own two seconds, bob would keep
+        // sending with no timer into a conversation alice made disappearing.
+        let clock = ManualClock()
+        try await LiveRelay.run(clock: clock) { relay in
+            let alice = try await relay.account(aliceUser)
+            let bob = try await relay.account(bobUser, now: { Date().addingTimeInterval(10) })
+            _ = try await alice.send("gone soon", to: bobUser.nickname, disappearAfter: 2)
+            clock.advance(by: .seconds(10))
+            var timers: [UInt32] = []
+            var texts: [String?] = []
+            _ = try await bob.inbox(
+                keep: false,
+                show: { texts.append($0.text) },
+                event: { event in
+                    if case .timer(let seconds, _, _) = event { timers.append(seconds) }
+                }
+            )
+            #expect(timers == [2])
+            #expect(texts.isEmpty)
+            let keeper = try ConversationKeeper(messenger: bob, unlocked: try await bob.unlock(), readReceipts: true)
+            #expect(try keeper.history.disappearAfter(with: aliceUser.token) == 2)
+        }
+    }
+
+    @Test func timerChangesThatCrossOnTheWayLeaveBothSidesWithTheSameTimer() async throws {
+        try await LiveRelay.run { relay in
+            let alice = try await relay.account(aliceUser)
+            let bob = try await relay.account(bobUser)
+            _ = try await alice.send("five seconds, please", to: bobUser.nickname, disappearAfter: 5)
+            _ = try await bob.send("no, a minute", to: aliceUser.nickname, disappearAfter: 60)
+            _ = try await alice.inbox(keep: false, show: { _ in })
+            _ = try await bob.inbox(keep: false, show: { _ in })
+            let aliceHistory = try alice.openHistory(try await alice.unlock())
+            let bobHistory = try bob.openHistory(try await bob.unlock())
+            let aliceTimer = try aliceHistory.disappearAfter(with: bobUser.token)
+            #expect(aliceTimer == (try bobHistory.disappearAfter(with: aliceUser.token)))
+            #expect([5, 60].contains(aliceTimer))
+        }
+    }
+
     @Test func historyIsEncryptedOnDiskAndShownAfterUnlocking() async throws {
         try await LiveRelay.run { relay in
             let alice = try await relay.account(aliceUser)

@@ -50,6 +50,36 @@ import WotsCore
         #expect(fields["blob"] as? String == Base32Sample.blob)
     }
 
+    static func header(sentAt: UInt64, expiresAt: UInt64) throws -> EnvelopeHeader {
+        EnvelopeHeader(
+            messageID: UUID(),
+            sender: alice,
+            senderFingerprint: try Fingerprint(bytes: Array(repeating: 2, count: 32)),
+            recipient: alice,
+            recipientFingerprint: try Fingerprint(bytes: Array(repeating: 4, count: 32)),
+            sentAtMilliseconds: sentAt,
+            expiresAtMilliseconds: expiresAt
+        )
+    }
+
+    @Test func aTimedMessageMustExpireExactlyWhenItsContentSays() throws {
+        let text = try MessageBody(.text("gone soon"), disappearAfter: 2)
+        #expect(text.expiresAfter == .seconds(2))
+        try text.checkExpiry(of: Self.header(sentAt: 1_000, expiresAt: 3_000))
+        #expect(throws: WotsError(.malformed, "")) {
+            try text.checkExpiry(of: Self.header(sentAt: 1_000, expiresAt: 0))
+        }
+    }
+
+    @Test func aSettingsMessageCarriesTheNewTimerButNeverExpiresItself() throws {
+        let settings = try MessageBody.settings(disappearAfter: 3_600)
+        #expect(settings.expiresAfter == nil)
+        try settings.checkExpiry(of: Self.header(sentAt: 1_000, expiresAt: 0))
+        #expect(throws: WotsError(.malformed, "")) {
+            try settings.checkExpiry(of: Self.header(sentAt: 1_000, expiresAt: 3_601_000))
+        }
+    }
+
     @Test func anUnknownTypeIsKeptAsUnsupportedAndUnknownKeysAreIgnored() throws {
         let body = try MessageBody(decoding: Array(#"{"type":"poll","question":"lunch?","extra":[1]}"#.utf8))
         #expect(body.content == .unsupported(type: "poll"))

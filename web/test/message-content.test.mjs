@@ -60,6 +60,14 @@ describe('typed content (v2-spec §2)', () => {
         assert.throws(() => MessageContent.decode(utf8('{"type":"text","text":"a","disappearAfter":31536001}')), malformed);
     });
 
+    test('a settings message carries the new timer but never expires itself', () => {
+        const settings = MessageContent.settings(3600);
+        MessageContent.checkTimer(settings, header(1000, 0));
+        assert.throws(() => MessageContent.checkTimer(settings, header(1000, 3_601_000)), malformed);
+        assert.equal(MessageContent.expiresAfter(settings), 0);
+        assert.equal(MessageContent.expiresAfter(MessageContent.text('x', { disappearAfter: 5 })), 5);
+    });
+
     test('receipts and typing are never answered with receipts; a one-pair receipt pads like a short text', () => {
         assert.equal(MessageContent.wantsReceipt(MessageContent.text('x')), true);
         assert.equal(MessageContent.wantsReceipt(MessageContent.typing('started')), false);

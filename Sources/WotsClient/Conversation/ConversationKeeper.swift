@@ -30,9 +30,14 @@ public actor ConversationKeeper {
         guard message.isValid, let body = message.body else { return .message(message) }
         let peer = message.fromToken
         if case .settings(let seconds) = body.content {
-            // Applied even when it expired on the way: the timer outlives the message that set it.
-            try self.history.setDisappearAfter(Int(seconds), with: peer)
-            return .timer(seconds: seconds, peer: peer, setBy: peer)
+            // A change that crossed a later one on the way is not applied, so both sides keep the same timer.
+            let applied = try self.history.setDisappearAfter(
+                Int(seconds),
+                with: peer,
+                setAt: message.sentAt,
+                setBy: peer
+            )
+            return applied ? .timer(seconds: seconds, peer: peer, setBy: peer) : nil
         }
         if let expiresAt = message.expiresAt, expiresAt <= now ?? self.messenger.configuration.now() {
             return .expired(count: 1)
@@ -41,10 +46,6 @@ public actor ConversationKeeper {
         case .settings:
             return nil
         case .text, .attachment, .unsupported:
-            // Every message carries the timer its sender had; one that missed the settings message learns it here.
-            if try self.history.disappearAfter(with: peer) != Int(body.disappearAfter) {
-                try self.history.setDisappearAfter(Int(body.disappearAfter), with: peer)
-            }
             try self.history.record(
                 HistoryEntry(
                     peer: peer,
@@ -152,8 +153,7 @@ public actor ConversationKeeper {
 
     /// Sets the conversation's disappearing timer and tells the peer (a `settings` message).
     public func setTimer(_ seconds: UInt32, with peer: Token) async throws -> SentMessage {
-        try self.history.setDisappearAfter(Int(seconds), with: peer)
-        return try await self.send(.settings(disappearAfter: seconds), to: peer)
+        try await self.send(.settings(disappearAfter: seconds), to: peer)
     }
 
     /// Deletes the messages whose time came from every local store.

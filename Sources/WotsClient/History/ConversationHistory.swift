@@ -61,6 +61,14 @@ public final class ConversationHistory: Sendable {
         migrator.registerMigration("2 avatars") { db in
             try db.execute(sql: "ALTER TABLE conversations ADD COLUMN avatar TEXT")
         }
+        migrator.registerMigration("3 timer order") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN timer_set_at INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN timer_set_by BLOB NOT NULL DEFAULT X'';
+                    """
+            )
+        }
         return migrator
     }
 
@@ -199,16 +207,28 @@ public final class ConversationHistory: Sendable {
         } ?? 0
     }
 
-    /// Sets the conversation's timer (seconds; 0 turns it off).
-    public func setDisappearAfter(_ seconds: Int, with peer: Token) throws {
+    /// Sets the conversation's timer (seconds; 0 turns it off) unless a later change is already kept.
+    ///
+    /// Changes are ordered by the `sentAt` of the message that made them, then by the setter's token bytes, so both
+    /// sides keep the same timer whatever order their messages cross in.
+    /// - Parameters:
+    ///   - setAt: the `sentAt` of the `settings` message (or of a message carrying the timer its sender had).
+    ///   - setBy: who sent that message.
+    /// - Returns: whether the change was newer and is now the conversation's timer.
+    @discardableResult
+    public func setDisappearAfter(_ seconds: Int, with peer: Token, setAt: Date, setBy: Token) throws -> Bool {
         try self.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO conversations (peer, disappear_after) VALUES (?, ?)
-                    ON CONFLICT (peer) DO UPDATE SET disappear_after = excluded.disappear_after
+                    INSERT INTO conversations (peer, disappear_after, timer_set_at, timer_set_by) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (peer) DO UPDATE SET disappear_after = excluded.disappear_after,
+                        timer_set_at = excluded.timer_set_at, timer_set_by = excluded.timer_set_by
+                    WHERE (excluded.timer_set_at, excluded.timer_set_by)
+                        > (conversations.timer_set_at, conversations.timer_set_by)
                     """,
-                arguments: [Data(peer.bytes), seconds]
+                arguments: [Data(peer.bytes), seconds, setAt.wholeMilliseconds, Data(setBy.bytes)]
             )
+            return db.changesCount > 0
         }
     }
 
@@ -294,6 +314,7 @@ extension UUID {
 }
 
 extension Date {
-    /// Whole milliseconds since 1970, as the history stores times.
-    var wholeMilliseconds: Int64 { Int64((self.timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Milliseconds since 1970, as the history stores times; nearest, so a date made from an envelope's
+    /// milliseconds gives them back exactly.
+    var wholeMilliseconds: Int64 { Int64((self.timeIntervalSince1970 * 1000).rounded()) }
 }

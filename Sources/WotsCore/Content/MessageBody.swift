@@ -10,7 +10,9 @@ public struct MessageBody: Sendable, Hashable {
     public static let maximumDisappearAfter: UInt32 = 31_536_000
 
     public var content: MessageContent
-    /// Seconds after `sentAt` when the message disappears; 0 = never. A `settings` message carries its new timer.
+    /// Seconds after `sentAt` when the message disappears; 0 = never. A `settings` message carries the
+    /// conversation's new timer here and never disappears itself, so a peer offline longer than the timer still
+    /// learns it.
     public var disappearAfter: UInt32
     /// The sender's newest verified transparency-log head, so the recipient can check both saw the same log.
     public var log: LogHead?
@@ -40,9 +42,16 @@ public struct MessageBody: Sendable, Hashable {
         self.disappearAfter = 0
     }
 
-    /// The expiry the header must carry for this body: `sentAt + 1000 × disappearAfter`, or 0.
+    /// The expiry the header must carry for this body: `sentAt + 1000 × disappearAfter`, or 0 (no timer, or a
+    /// `settings` message).
     public func expiresAtMilliseconds(sentAt: UInt64) -> UInt64 {
-        self.disappearAfter == 0 ? 0 : sentAt + UInt64(self.disappearAfter) * 1000
+        if case .settings = self.content { return 0 }
+        return self.disappearAfter == 0 ? 0 : sentAt + UInt64(self.disappearAfter) * 1000
+    }
+
+    /// How long after sending the message disappears; nil when it never does.
+    public var expiresAfter: Duration? {
+        self.expiresAtMilliseconds(sentAt: 0) == 0 ? nil : .seconds(self.disappearAfter)
     }
 
     /// Whether the header's expiry is the one this body asks for.

@@ -48,7 +48,7 @@ export const MessageContent = Object.freeze({
         return { type: 'typing', state };
     },
 
-    /** A settings message carries the new timer as its own `disappearAfter` (so it disappears after it too). */
+    /** A settings message carries the conversation's new timer as its `disappearAfter`; it never disappears itself. */
     settings(disappearAfter) {
         return { type: 'settings', disappearAfter };
     },
@@ -89,6 +89,11 @@ export const MessageContent = Object.freeze({
         return content.type === 'text' || content.type === 'attachment';
     },
 
+    /** Seconds after sending when the message itself disappears: its timer, 0 for none and for `settings`. */
+    expiresAfter(content) {
+        return content.type === 'settings' ? 0 : content.disappearAfter ?? 0;
+    },
+
     /**
      * The disappearing timer's rule: a non-zero `disappearAfter` needs `expiresAt = sentAt + 1000 × disappearAfter`.
      * @param {object} content a decoded content
@@ -96,10 +101,11 @@ export const MessageContent = Object.freeze({
      * @throws {DomainError} `malformed` on a mismatch (the relay cannot shorten or lengthen a timer)
      */
     checkTimer(content, header) {
-        const after = content.disappearAfter ?? 0;
+        const after = MessageContent.expiresAfter(content);
         if (after === 0) {
             if (header.expiresAtMilliseconds !== 0n) {
-                throw malformed('a message without disappearAfter must not expire');
+                throw malformed(content.type === 'settings' ? 'a settings message must not expire'
+                    : 'a message without disappearAfter must not expire');
             }
             return;
         }

@@ -17,6 +17,7 @@ import { StreamClient } from '../protocol/stream-client.js';
 import { LocalStore } from '../storage/local-store.js';
 import { ContactBook } from './contact-book.js';
 import { Receiving } from './receiving.js';
+import { isLaterTimerChange } from './timer-order.js';
 
 export class Messenger extends EventTarget {
     constructor({ store, relay, account, identity }) {
@@ -111,9 +112,23 @@ export class Messenger extends EventTarget {
     /** Sets the conversation's disappearing timer (seconds; 0 = off) and tells the peer. */
     async setDisappearAfter(peer, seconds) {
         const contact = await this.contacts.contact(peer);
-        await this.store.saveContact({ ...contact, disappearAfter: seconds });
-        if (this.sendVersion >= 2) await this.sendContent(contact, MessageContent.settings(seconds), { keep: false });
+        if (this.sendVersion >= 2) {
+            await this.sendContent(contact, MessageContent.settings(seconds), { keep: false });
+        } else {
+            await this.applyTimer(contact.token, seconds, Date.now(), this.account.token);
+        }
         await this.note(peer, seconds ? `disappearing messages: ${seconds} s` : 'disappearing messages off');
+    }
+
+    /**
+     * Makes `seconds` the conversation's timer if this change is later than the one kept (timer-order.js).
+     * @returns {Promise<boolean>} whether it was applied
+     */
+    async applyTimer(peer, seconds, setAt, setBy) {
+        const contact = await this.store.contact(peer);
+        if (!isLaterTimerChange(contact, setAt, setBy)) return false;
+        await this.store.saveContact({ ...contact, disappearAfter: seconds, timerSetAt: setAt, timerSetBy: setBy });
+        return true;
     }
 
     /**
@@ -156,7 +171,7 @@ export class Messenger extends EventTarget {
     }
 
     async seal(contact, content, { sentAt = Date.now(), version = this.sendVersion, messageID } = {}) {
-        const disappearAfter = content.disappearAfter ?? 0;
+        const disappearAfter = MessageContent.expiresAfter(content);
         const plaintext = version >= 2 ? MessageContent.encode(content) : utf8(content.text);
         return sealEnvelope({
             plaintext,
@@ -177,6 +192,9 @@ export class Messenger extends EventTarget {
         }
         const sentAt = Date.now();
         let envelope = await this.seal(contact, content, { sentAt });
+        if (content.type === 'settings') {
+            await this.applyTimer(contact.token, content.disappearAfter, sentAt, this.account.token);
+        }
         const record = {
             conversation: contact.token,
             id: envelope.header.messageID.toLowerCase(),

@@ -96,7 +96,9 @@ export class Receiving {
             return;
         }
         if (content.type === 'settings') {
-            await messenger.store.saveContact({ ...contact, disappearAfter: content.disappearAfter });
+            const setAt = Number(envelope.header.sentAtMilliseconds);
+            // A change that crossed a later one on the way is not applied, so both sides keep the same timer.
+            if (!await messenger.applyTimer(sender, content.disappearAfter, setAt, sender)) return;
             const after = content.disappearAfter;
             await messenger.note(sender, after ? `${contact.nickname} set disappearing messages to ${after} s`
                 : `${contact.nickname} turned disappearing messages off`);
