@@ -38,7 +38,7 @@ import WotsRelay
             connection.send("GET /healthz HTTP/1.1\r\nHost: relay\r\n")
             var line = 0
             // The attack: one more header line every 50 ms, never the empty line that ends them.
-            while !connection.isClosed, ContinuousClock.now - start < .seconds(5) {
+            while !connection.isClosed, ContinuousClock.now - start < .seconds(30) {
                 line += 1
                 connection.send("X-Trickle-\(line): a\r\n")
                 await connection.read(timeout: .milliseconds(50)) { _ in false }
@@ -52,7 +52,7 @@ import WotsRelay
     @Test func aConnectionThatSendsNothingIsClosedAtTheHeaderDeadline() async throws {
         try await Self.withRelay { port, lines in
             let connection = try RawConnection(port: port)
-            #expect(await connection.waitForClose(timeout: .seconds(5)))
+            #expect(await connection.waitForClose(timeout: .seconds(30)))
             #expect(lines.messages(atLeast: .error) == [])
         }
     }
@@ -62,9 +62,9 @@ import WotsRelay
             let connection = try RawConnection(port: port)
             connection.send(Self.healthRequest)
             #expect(
-                await connection.read(timeout: .seconds(5)) { String(decoding: $0, as: UTF8.self).contains("200 OK") }
+                await connection.read(timeout: .seconds(30)) { String(decoding: $0, as: UTF8.self).contains("200 OK") }
             )
-            #expect(await connection.waitForClose(timeout: .seconds(5)), "the idle connection stayed open")
+            #expect(await connection.waitForClose(timeout: .seconds(30)), "the idle connection stayed open")
         }
     }
 
@@ -73,10 +73,10 @@ import WotsRelay
             let connection = try RawConnection(port: port)
             connection.send(Self.healthRequest)
             #expect(
-                await connection.read(timeout: .seconds(5)) { String(decoding: $0, as: UTF8.self).contains("200 OK") }
+                await connection.read(timeout: .seconds(30)) { String(decoding: $0, as: UTF8.self).contains("200 OK") }
             )
             connection.send(Self.healthRequest)
-            let twice = await connection.read(timeout: .seconds(5)) {
+            let twice = await connection.read(timeout: .seconds(30)) {
                 String(decoding: $0, as: UTF8.self).components(separatedBy: "200 OK").count == 3
             }
             #expect(twice, "\(connection.text)")
@@ -90,7 +90,7 @@ import WotsRelay
                 "POST /v1/register HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 1000\r\n\r\n{\"token\":"
             )
-            #expect(await connection.waitForClose(timeout: .seconds(5)), "the stalled body kept the connection")
+            #expect(await connection.waitForClose(timeout: .seconds(30)), "the stalled body kept the connection")
         }
     }
 
@@ -121,7 +121,7 @@ import WotsRelay
             let connection = try RawConnection(port: port)
             connection.send(Self.malformedRequests[index])
             #expect(
-                await connection.waitForClose(timeout: .seconds(5)),
+                await connection.waitForClose(timeout: .seconds(30)),
                 "left open: \(Self.malformedRequests[index].debugDescription)"
             )
             #expect(
@@ -137,7 +137,7 @@ import WotsRelay
             for path in ["/healthz", "/v1/messages", "/nowhere", "/v1/stream/extra"] {
                 let connection = try RawConnection(port: port)
                 connection.send(WebSocketWire.upgradeRequest(port: port, session: "x", path: path))
-                #expect(await connection.waitForClose(timeout: .seconds(5)), "\(path) left open")
+                #expect(await connection.waitForClose(timeout: .seconds(30)), "\(path) left open")
                 #expect(connection.text.hasPrefix("HTTP/1.1 400"), "\(path): \(connection.text)")
             }
             #expect(lines.messages(atLeast: .error) == [])
@@ -153,7 +153,7 @@ import WotsRelay
                     with: "Sec-WebSocket-Version: 8"
                 )
             )
-            #expect(await connection.waitForClose(timeout: .seconds(5)))
+            #expect(await connection.waitForClose(timeout: .seconds(30)))
             #expect(connection.text.hasPrefix("HTTP/1.1 426"))
             #expect(connection.text.lowercased().contains("sec-websocket-version: 13"))
         }
@@ -165,7 +165,7 @@ import WotsRelay
         try await Self.withRelay(configuration: configuration) { port, lines in
             var held = try (0..<4).map { _ in try RawConnection(port: port) }
             let refused = try RawConnection(port: port)
-            #expect(await refused.waitForClose(timeout: .seconds(5)), "a fifth connection was kept")
+            #expect(await refused.waitForClose(timeout: .seconds(30)), "a fifth connection was kept")
             #expect(refused.received.isEmpty)
             #expect(lines.messages(atLeast: .warning).contains { $0.contains("connection cap reached") })
 

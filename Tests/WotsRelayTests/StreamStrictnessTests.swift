@@ -15,7 +15,7 @@ import WotsRelay
     static func openStream(_ relay: StreamRelay) async throws -> RawConnection {
         let connection = try RawConnection(port: relay.port)
         connection.send(WebSocketWire.upgradeRequest(port: relay.port, session: relay.aliceSession))
-        let ready = await connection.read(timeout: .seconds(5)) { bytes in
+        let ready = await connection.read(timeout: .seconds(30)) { bytes in
             WebSocketWire.serverFrames(in: bytes).contains { $0.text.contains(#""ready""#) }
         }
         #expect(ready, "no ready frame: \(connection.text)")
@@ -23,7 +23,7 @@ import WotsRelay
     }
 
     /// The close code the relay sent before closing, after waiting at most `timeout` for the close.
-    static func closeCode(of connection: RawConnection, timeout: Duration = .seconds(5)) async -> UInt16? {
+    static func closeCode(of connection: RawConnection, timeout: Duration = .seconds(30)) async -> UInt16? {
         #expect(await connection.waitForClose(timeout: timeout), "the relay left the socket open")
         return WebSocketWire.serverFrames(in: connection.received).compactMap(\.closeCode).first
     }
@@ -44,7 +44,7 @@ import WotsRelay
         try await StreamRelay.run(configuration: Self.configuration) { relay in
             let connection = try await Self.openStream(relay)
             connection.send(WebSocketWire.text(#"{"type":"subscribe","directory":true,"ref":"masked"}"#))
-            let answered = await connection.read(timeout: .seconds(5)) { bytes in
+            let answered = await connection.read(timeout: .seconds(30)) { bytes in
                 WebSocketWire.serverFrames(in: bytes).contains { $0.text.contains(#""subscribed""#) }
             }
             #expect(answered)
@@ -81,7 +81,7 @@ import WotsRelay
                     + WebSocketWire.frame(opcode: 0x9, payload: [])
                     + WebSocketWire.frame(opcode: 0x0, payload: Array(#""directory":true}"#.utf8))
             )
-            let answered = await connection.read(timeout: .seconds(5)) { bytes in
+            let answered = await connection.read(timeout: .seconds(30)) { bytes in
                 WebSocketWire.serverFrames(in: bytes).contains { $0.text.contains(#""subscribed""#) }
             }
             #expect(answered, "\(connection.text)")
