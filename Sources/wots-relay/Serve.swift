@@ -297,9 +297,7 @@ struct Serve: AsyncParsableCommand {
             logger: logger
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = backend.services.map { .init(service: $0) }
-        if let certificates {
-            services.append(.init(service: CertificateReloader(store: certificates, logger: logger)))
-        }
+        services.append(.init(service: CertificateReloader(store: certificates, logger: logger)))
         services.append(.init(service: relayService, successTerminationBehavior: .gracefullyShutdownGroup))
         var group = ServiceGroupConfiguration(
             services: services,

@@ -75,6 +75,21 @@ final class RelayProcess: Sendable {
         }
     }
 
+    /// Sends `signal` (SIGHUP, for example) and returns at once.
+    func send(signal: Int32) {
+        self.process.withLock { process in _ = Foundation.kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits until the relay's log has a line containing `text`, for at most `timeout`; whether it came.
+    func waitForLog(containing text: String, timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let log = try? String(contentsOf: self.logFile, encoding: .utf8), log.contains(text) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// Sends SIGTERM and returns the exit status.
     func terminate() -> Int32 {
         self.process.withLock { process in

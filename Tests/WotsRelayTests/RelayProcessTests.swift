@@ -141,6 +141,21 @@ import WotsTesting
         #expect(relay.terminate() == 0)
     }
 
+    @Test func sighupWithoutTLSLeavesTheRelayRunning() async throws {
+        // `systemctl reload wots-relay` sends SIGHUP whether or not the relay serves TLS.
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let relay = try await RelayProcess.start(
+            database: "sqlite:\(folder.path)/relay.sqlite",
+            logFile: folder.appendingPathComponent("relay.log")
+        )
+        relay.send(signal: SIGHUP)
+        #expect(try await relay.waitForLog(containing: "SIGHUP: nothing to reload"))
+        let (status, _) = try await relay.request("/healthz")
+        #expect(status == 200)
+        #expect(relay.terminate() == 0)
+    }
+
     @Test func systemdHearsReadyOnceTheRelayServesAndStoppingOnSigterm() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
