@@ -105,13 +105,19 @@ struct Authenticator: Sendable {
 
     /// The token of a live session, or a 401 that says why.
     func token(forSession session: String, now: Date = Date()) async throws -> Token {
+        try await self.grant(forSession: session, now: now).token
+    }
+
+    /// A live session: whose it is, until when, and the hash the relay keeps of it; or a 401 that says why.
+    func grant(forSession session: String, now: Date = Date()) async throws -> SessionGrant {
         guard let secret = Self.parse(session) else {
             throw WotsError(.invalidSession, "the session is malformed")
         }
-        guard let session = try await self.accounts.session(hash: SHA256.hash(secret), now: now) else {
+        let hash = SHA256.hash(secret)
+        guard let session = try await self.accounts.session(hash: hash, now: now) else {
             throw WotsError(.invalidSession, "the session is unknown or expired; log in again")
         }
-        return session.token
+        return SessionGrant(token: session.token, hash: hash, expiresAt: session.expiresAt)
     }
 
     /// base64url without padding, so it travels in headers unescaped.

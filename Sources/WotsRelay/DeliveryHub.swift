@@ -81,6 +81,16 @@ final class DeliveryHub: Service, Sendable {
         for courier in self.couriers(of: token) { await courier.revoke(error) }
     }
 
+    /// Closes the sockets of `token` whose session no longer exists (the keys were rotated, which ends every
+    /// session of the account, or the session expired).
+    func endSessions(of token: Token, where ended: @Sendable (SessionGrant) async throws -> Bool) async rethrows {
+        for courier in self.couriers(of: token) where try await ended(courier.session) {
+            courier.endSession(
+                WotsError(.invalidSession, "the session ended (the account's keys were rotated); log in again")
+            )
+        }
+    }
+
     /// The tokens that have open sockets.
     var tokens: [Token] { self.couriers.withLock { Array($0.keys) } }
 

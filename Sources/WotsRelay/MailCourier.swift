@@ -14,6 +14,9 @@ import WotsStorage
 /// socket, and the client reconnects and gets its mail from the mailbox.
 final class MailCourier: Sendable {
     let token: Token
+    /// The session the socket was opened with; the socket is closed when it ends.
+    let session: SessionGrant
+    private let sessionEnding = Mutex(false)
     private let mailboxes: any MailboxRepository
     private let metrics: RelayMetrics
     private let outbound: WebSocketOutboundWriter
@@ -24,14 +27,15 @@ final class MailCourier: Sendable {
 
     /// - Parameter now: the time on the clock the machine's settings count in.
     init(
-        token: Token,
+        session: SessionGrant,
         settings: DeliveryStateMachine.Settings,
         mailboxes: any MailboxRepository,
         metrics: RelayMetrics,
         outbound: WebSocketOutboundWriter,
         clock: RelayClock
     ) {
-        self.token = token
+        self.token = session.token
+        self.session = session
         self.mailboxes = mailboxes
         self.metrics = metrics
         self.outbound = outbound
@@ -58,10 +62,25 @@ final class MailCourier: Sendable {
         return true
     }
 
-    /// Called by the relay-wide timer: pings and resyncs that are due.
+    /// Called by the relay-wide timer: pings and resyncs that are due, and the close once the session expired.
     func tick() {
+        if self.clock.date() >= self.session.expiresAt {
+            self.endSession(WotsError(.invalidSession, "the session expired; log in again"))
+            return
+        }
         let now = self.now()
         for action in self.machine.withLock({ $0.tick(now: now) }) { self.perform(action) }
+    }
+
+    /// Closes the socket because its session ended (expired, or deleted when the account's keys were rotated): a
+    /// stream is worth no more than the session that opened it. Once, however often it is called.
+    func endSession(_ error: WotsError) {
+        guard
+            self.sessionEnding.withLock({ ending in
+                defer { ending = true }; return !ending
+            })
+        else { return }
+        Task { await self.revoke(error) }
     }
 
     /// Stops delivering and waits for work under way to end, so nothing is written after the socket closes.

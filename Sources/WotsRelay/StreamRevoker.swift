@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import WotsCore
@@ -5,8 +6,8 @@ import WotsStorage
 
 /// Closes the open streams of accounts the operator suspended or deleted, in this process or another one on the
 /// same database: on every `AccountChanged` about a token with open sockets, it reads the account's standing and
-/// closes its sockets with `account_suspended` or `unknown_token`. Rotations leave streams open (the account stays
-/// in good standing).
+/// closes its sockets with `account_suspended` or `unknown_token`. A rotation ends the account's sessions, so the
+/// sockets opened with them are closed with `invalid_session` (the owner's clients log in again; a thief's cannot).
 struct StreamRevoker: Service {
     let storage: RelayStorage
     let hub: DeliveryHub
@@ -28,7 +29,13 @@ struct StreamRevoker: Service {
 
     private func revokeIfBarred(_ token: Token) async {
         do {
-            guard let refusal = try await self.refusal(for: token) else { return }
+            guard let refusal = try await self.refusal(for: token) else {
+                let now = Date()
+                try await self.hub.endSessions(of: token) { session in
+                    try await self.storage.authentication.session(hash: session.hash, now: now) == nil
+                }
+                return
+            }
             self.logger.info("closing the streams of an account", metadata: ["code": "\(refusal.code)"])
             await self.hub.revoke(token, refusal)
         } catch {

@@ -26,18 +26,20 @@ struct StreamSession: Sendable {
         async throws
     {
         var frames = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
-        guard let (token, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
+        guard
+            let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
         else {
             try await outbound.close(.policyViolation, reason: "authentication required")
             return
         }
+        let token = session.token
         self.metrics.openConnections.increment()
         defer { self.metrics.openConnections.decrement() }
         logger.debug("stream opened")
         try await Self.send(.ready(ref: ref, token: token), to: outbound)
 
         let courier = MailCourier(
-            token: token,
+            session: session,
             settings: self.deliverySettings,
             mailboxes: self.mailboxes,
             metrics: self.metrics,
@@ -74,11 +76,11 @@ struct StreamSession: Sendable {
         headers: HTTPFields,
         frames: inout WebSocketInboundMessageStream.AsyncIterator,
         outbound: WebSocketOutboundWriter
-    ) async -> (Token, String?)? {
+    ) async -> (SessionGrant, String?)? {
         var ref: String?
         do {
             if let session = SessionMiddleware.bearer(in: headers) {
-                return (try await self.authenticator.token(forSession: session), nil)
+                return (try await self.authenticator.grant(forSession: session), nil)
             }
             guard let first = try await self.firstFrame(&frames, outbound: outbound) else { return nil }
             let frame = try Self.decode(first)
@@ -86,7 +88,7 @@ struct StreamSession: Sendable {
             guard case .auth(let session) = frame.body else {
                 throw WotsError(.unauthenticated, "the first frame must be {\"type\": \"auth\", \"session\": …}")
             }
-            return (try await self.authenticator.token(forSession: session), ref)
+            return (try await self.authenticator.grant(forSession: session), ref)
         } catch {
             let refusal = Self.refusal(for: error)
             try? await Self.send(

@@ -132,6 +132,11 @@ export class StreamClient {
             this.stopped = true;
             return;
         }
+        if (frame.type === 'error' && frame.ref === undefined && frame.code === 'invalid_session') {
+            // The session expired or a key rotation ended it: the reconnect logs in afresh.
+            this.relay.invalidateSession();
+            return;
+        }
         const waiter = frame.ref === undefined ? undefined : this.pending.get(frame.ref);
         if (waiter === undefined) return;
         this.pending.delete(frame.ref);
