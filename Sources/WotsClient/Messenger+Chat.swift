@@ -39,9 +39,7 @@ extension Messenger {
         let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: readReceipts)
         try await self.reportExpiredMessages(to: expired)
         if recipient.pinnedNow { try? await keeper.sendProfile(to: peer) }
-        if let preset = try keeper.history.avatar(of: peer) {
-            try await event(.profile(peer: peer, .preset(preset)))
-        }
+        if let known = try keeper.history.avatar(of: peer) { try await event(.profile(peer: peer, known)) }
         let link = StreamLink()
         let typing = TypingSender(keeper: keeper, peer: peer, link: link)
         let lines = input()
