@@ -32,11 +32,16 @@ extension Messenger {
 
     /// Downloads a valid `profile` message's image avatar and saves it (`saveAvatar`), recording the path in
     /// `savedTo`. A failure makes the message invalid with its reason; a transient one keeps it in the mailbox.
-    func fetchAvatar(of message: inout ReceivedMessage) async {
+    /// - Parameter acknowledging: tell the relay this recipient has the blob (not for `inbox --keep`, which shows the
+    ///   message again and must find the blob again).
+    func fetchAvatar(of message: inout ReceivedMessage, acknowledging: Bool = true) async {
         guard message.isValid, case .profile(.image(let reference))? = message.body?.content else { return }
         do {
-            message.savedTo = try await self.saveAvatar(reference, of: message.from?.value ?? "\(message.fromToken)")
-                .path
+            message.savedTo = try await self.saveAvatar(
+                reference,
+                of: message.from?.value ?? "\(message.fromToken)",
+                acknowledging: acknowledging
+            ).path
         } catch let error as WotsError {
             message.problem = ReceivedMessage.Problem(code: error.code, message: "avatar: \(error.reason)")
             message.acknowledge = !Self.isTransient(error)
@@ -50,7 +55,7 @@ extension Messenger {
     /// blob.
     /// - Throws: `invalid_avatar` for a too large or not PNG/JPEG image, `attachment_corrupt` for a blob that is not
     ///   what the message announced; nothing is saved then.
-    func saveAvatar(_ reference: AttachmentReference, of name: String) async throws -> URL {
+    func saveAvatar(_ reference: AttachmentReference, of name: String, acknowledging: Bool = true) async throws -> URL {
         guard reference.size <= UInt64(Avatar.maximumImageSize) else {
             throw WotsError(
                 .invalidAvatar,
@@ -87,7 +92,7 @@ extension Messenger {
         for other in ["png", "jpg"] where other != suffix {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(name).\(other)"))
         }
-        _ = try? await self.relay.acknowledgeBlob(download.blob)
+        if acknowledging { _ = try? await self.relay.acknowledgeBlob(download.blob) }
         return target
     }
 

@@ -47,6 +47,28 @@ import WotsTesting
         }
     }
 
+    @Test func inboxKeepLeavesTheImageAtTheRelayForTheNextRun() async throws {
+        try await LiveRelay.run { relay in
+            let alice = try await relay.account(TestIdentities.alice, avatar: try Avatar.validatedImage(Self.png))
+            let bob = try await relay.account(TestIdentities.bob)
+            _ = try await alice.send("hi, it's alice", to: TestIdentities.bob.nickname)
+            let saved = bob.store.avatarsFolder.appendingPathComponent("alice.png")
+
+            var profiles: [PeerAvatar] = []
+            var problems: [String] = []
+            _ = try await bob.inbox(
+                keep: true,
+                show: { message in if let problem = message.problem { problems.append(problem.message) } },
+                event: { event in if case .profile(_, let avatar) = event { profiles.append(avatar) } }
+            )
+            #expect(profiles == [.image(path: saved.path)])
+            #expect(problems.isEmpty)
+            let again = try await inbox(of: bob)
+            #expect(again.profiles == [.image(path: saved.path)])
+            #expect(again.problems.isEmpty)
+        }
+    }
+
     @Test func aProfileImageThatIsNotAPictureIsRefusedAndNothingIsSaved() async throws {
         try await LiveRelay.run { relay in
             let alice = try await relay.account(TestIdentities.alice)
