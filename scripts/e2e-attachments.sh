@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end attachments through the real binaries: `wots send --file` encrypts and uploads, `wots inbox` downloads,
 # checks, decrypts and saves under a free name; a chunk changed in the relay's database is attachment_corrupt and
-# nothing is saved; the blob is gone once fetched. SQLite first, then a throwaway PostgreSQL (scripts/with-postgres.sh).
+# nothing is saved; the blob is gone once fetched; `wots chat`'s /send; send --file --wait-delivered; an image
+# avatar saved by its new contact. SQLite first, then a throwaway PostgreSQL (scripts/with-postgres.sh).
 # Prints "N passed, 0 failed".
 #
 # Environment: WOTS_E2E_SCRATCH (default .build), WOTS_E2E_SKIP_BUILD=1, WOTS_E2E_KEEP=1, WOTS_E2E_DATABASE,
@@ -106,6 +107,40 @@ out_has "📎 note.txt"
     fail "names: $(ls "$WORK/downloads")"
 ok
 
+step "wots chat: /help lists /send; /send PATH sends the file with its ✓ mark, and bob's inbox saves it"
+echo "sent from the chat" >"$WORK/chat-note.txt"
+printf '/help\n/send %s\n' "$WORK/chat-note.txt" | as alice chat --with bob || fail "chat exit status $?"
+out_has "/send PATH"
+out_has "✓ sent"
+expect_success as bob inbox --download-dir "$WORK/downloads"
+out_has "saved to $WORK/downloads/chat-note.txt"
+cmp -s "$WORK/chat-note.txt" "$WORK/downloads/chat-note.txt" || fail "the saved file differs"
+ok
+
+step "an image avatar reaches a new contact encrypted: saved under bob's WOTS_HOME/avatars, shown by directory show"
+python3 -c 'import os, sys; sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + os.urandom(3000))' >"$WORK/carol.png"
+expect_success as carol register --nick carol --avatar "$WORK/carol.png"
+expect_success as bob directory show carol
+out_has "avatar:      not received yet"
+expect_success as carol send --to bob "hello from carol"
+expect_success as bob inbox
+err_has "carol's avatar: image, saved at $WORK/homes/bob/avatars/carol.png"
+cmp -s "$WORK/carol.png" "$WORK/homes/bob/avatars/carol.png" || fail "the saved avatar differs"
+[[ "$(stat -c %a "$WORK/homes/bob/avatars/carol.png")" == 600 ]] || fail "the avatar file is not mode 0600"
+expect_success as bob directory show carol --json
+[[ "$(json 'd["avatar"]["image"]')" == "$WORK/homes/bob/avatars/carol.png" ]] || fail "JSON avatar is $(json 'd["avatar"]')"
+ok
+
+step "send --file --wait-delivered exits 4 while bob's client has not confirmed it"
+echo "wait for me" >"$WORK/wait.txt"
+as alice send --to bob --file "$WORK/wait.txt" --wait-delivered --timeout 1s
+status=$?
+[[ $status == 4 ]] || fail "exit status $status, not 4"
+err_has "not confirmed delivered"
+expect_success as bob inbox --download-dir "$WORK/downloads"
+out_has "saved to $WORK/downloads/wait.txt"
+ok
+
 step "a chunk changed in the relay's database is attachment_corrupt and nothing is saved"
 head -c 300000 /dev/urandom >"$WORK/photo.jpg"
 expect_success as alice send --to bob --file "$WORK/photo.jpg"
@@ -117,7 +152,8 @@ fi
 expect_success as bob inbox --download-dir "$WORK/downloads"
 out_has "attachment_corrupt"
 [[ ! -e "$WORK/downloads/photo.jpg" ]] || fail "a corrupt attachment was saved"
-[[ -z "$(ls -A "$WORK/downloads" | grep -v -e '^big.bin$' -e '^note.txt$' -e '^note (1).txt$')" ]] ||
+[[ -z "$(ls -A "$WORK/downloads" | grep -v -e '^big.bin$' -e '^note.txt$' -e '^note (1).txt$' \
+    -e '^chat-note.txt$' -e '^wait.txt$')" ]] ||
     fail "left behind: $(ls -A "$WORK/downloads")"
 ok
 

@@ -5,7 +5,10 @@ import WotsCrypto
 extension Messenger {
     /// Encrypts the file at `path`, uploads it for `nickname` (resuming after a cut), then sends a message whose
     /// content is the attachment: the blob id, the file key, the digest, the size, the name and the caption.
-    /// - Parameter progress: told the bytes uploaded so far.
+    /// - Parameters:
+    ///   - progress: told the bytes uploaded so far.
+    ///   - disappearAfter: first set the conversation's disappearing timer to this many seconds (0 turns it off) and
+    ///     tell the recipient (a `settings` message); the attachment message then disappears after it too.
     /// - Throws: `invalid_input` for an unreadable file or a too long name or caption, the relay's refusals
     ///   (`blob_too_large`, `blob_quota_exceeded`), and whatever `send` throws.
     public func sendFile(
@@ -13,12 +16,22 @@ extension Messenger {
         caption: String?,
         to nickname: Nickname,
         messageID: UUID = UUID(),
+        disappearAfter: UInt32? = nil,
         progress: TransferProgress? = nil
     ) async throws -> SentMessage {
         let unlocked = try await self.unlock()
         let recipient = try await self.recipient(nickname)
         let history = try self.openHistory(unlocked)
         _ = try self.removeExpired(from: history, now: self.configuration.now())
+        if let disappearAfter {
+            try history.setDisappearAfter(Int(disappearAfter), with: recipient.entry.token)
+            _ = try await self.send(
+                .settings(disappearAfter: disappearAfter),
+                to: recipient,
+                as: unlocked,
+                history: history
+            )
+        }
         let reference = try await self.uploadAttachment(
             at: path,
             caption: caption,

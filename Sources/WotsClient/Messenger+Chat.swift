@@ -10,10 +10,13 @@ public enum ChatInput: Sendable, Hashable {
 
 extension Messenger {
     /// An interactive conversation: every line from `input` is sent to `nickname` (`/disappear 2s|1h|off` sets the
-    /// disappearing timer instead), keystrokes become typing indicators, and everything that happens streams to
-    /// `event`. Ends when the input ends.
+    /// disappearing timer instead, `/send PATH` sends a file, `/help` lists the commands), keystrokes become typing
+    /// indicators, and everything that happens streams to `event`. Ends when the input ends.
     /// - Parameters:
     ///   - readReceipts: send `read` receipts for the messages shown (when the account setting allows). Default true.
+    ///   - downloads: where received attachments are saved (each checked, then acknowledged); nil saves none.
+    ///   - transfers: told the bytes of each upload and download so far.
+    ///   - notice: told what `/help` says.
     ///   - input: opens the input; called only once the recipient is looked up and the account unlocked, so nothing
     ///     typed before (the secret above all) can be read as a chat line.
     ///   - event: messages, receipts (`.status`, including `.sent` once the relay accepted a line), typing, timers.
@@ -21,10 +24,13 @@ extension Messenger {
     public func chat(
         with nickname: Nickname,
         readReceipts: Bool = true,
+        downloads: AttachmentSaver? = nil,
+        transfers: ChatTransfers = ChatTransfers(),
         input: @Sendable () -> AsyncStream<ChatInput>,
         status: @escaping @Sendable (StreamClient.Status) -> Void,
         event: @escaping @Sendable (ConversationEvent) async throws -> Void,
         failed: @escaping @Sendable (WotsError) -> Void,
+        notice: @escaping @Sendable (String) -> Void = { _ in },
         expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
         let recipient = try await self.recipient(nickname)
@@ -33,15 +39,20 @@ extension Messenger {
         let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: readReceipts)
         try await self.reportExpiredMessages(to: expired)
         if recipient.pinnedNow { try? await keeper.sendProfile(to: peer) }
-        if let preset = try keeper.history.avatar(of: peer) {
-            try await event(.profile(peer: peer, .preset(preset)))
-        }
+        if let known = try keeper.history.avatar(of: peer) { try await event(.profile(peer: peer, known)) }
         let link = StreamLink()
         let typing = TypingSender(keeper: keeper, peer: peer, link: link)
         let lines = input()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await self.converse(keeper: keeper, unlocked: unlocked, status: status, link: link) { happened in
+                try await self.converse(
+                    keeper: keeper,
+                    unlocked: unlocked,
+                    status: status,
+                    link: link,
+                    downloads: downloads,
+                    progress: transfers.download
+                ) { happened in
                     try await event(happened)
                     if case .message(let message) = happened, message.fromToken == peer {
                         await keeper.markRead(message)
@@ -70,6 +81,13 @@ extension Messenger {
                             case .disappear(let seconds):
                                 _ = try await keeper.setTimer(seconds, with: peer)
                                 try await event(.timer(seconds: seconds, peer: peer, setBy: unlocked.token))
+                            case .send(let path):
+                                let sent = try await keeper.sendFile(at: path, to: peer, progress: transfers.upload)
+                                try await event(
+                                    .status([MessageKey(sender: unlocked.token, id: sent.id)], .sent, peer: peer)
+                                )
+                            case .help:
+                                notice(ChatCommand.usage)
                             }
                         } else {
                             let sent = try await keeper.send(.text(text), to: peer)

@@ -65,6 +65,7 @@ extension Messenger {
                     continue
                 }
                 await self.fetchAttachment(of: &message, with: downloads, progress: progress)
+                await self.fetchAvatar(of: &message, acknowledging: !keep)
                 switch try await keeper.receive(message) {
                 case .message(let shown):
                     try show(shown)

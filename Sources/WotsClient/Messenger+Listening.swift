@@ -60,6 +60,7 @@ extension Messenger {
                     handle: { delivered in
                         guard var message = try await state.open(delivered) else { return true }
                         await self.fetchAttachment(of: &message, with: downloads, progress: progress)
+                        await self.fetchAvatar(of: &message)
                         if let happened = try await keeper.receive(message) { try await handle(happened) }
                         await keeper.flushReceipts()
                         if message.acknowledge { try await state.markSeen(message.key) }

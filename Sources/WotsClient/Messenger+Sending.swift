@@ -90,16 +90,16 @@ extension Messenger {
         return sent
     }
 
-    /// On first contact, tells the peer this account's avatar preset (a `profile` message); a courtesy that never
-    /// fails the send.
+    /// On first contact, tells the peer this account's avatar (a `profile` message: a preset's name, or the image as
+    /// an encrypted blob listed for the peer); a courtesy that never fails the send.
     func introduce(
         to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
         as unlocked: Unlocked,
         history: ConversationHistory
     ) async {
-        guard case .preset(let preset)? = unlocked.account.privateRecord.avatar else { return }
         do {
-            _ = try await self.send(.profile(.preset(preset)), to: recipient, as: unlocked, history: history)
+            guard let avatar = try await self.profileAvatar(for: recipient.entry.token, as: unlocked) else { return }
+            _ = try await self.send(.profile(avatar), to: recipient, as: unlocked, history: history)
         } catch {
             self.logger.notice("the profile could not be sent", metadata: ["error": "\(error)"])
         }

@@ -18,7 +18,10 @@ struct Chat: AsyncParsableCommand {
             likewise, never stored by the relay). `/disappear 30s|5m|1h|1d|off` sets the conversation's \
             disappearing timer for both sides: later messages vanish from both machines and the relay when it \
             runs out ("a disappearing message expired"). --no-read-receipts (or `wots settings --read-receipts \
-            off`) stops telling bob what you read.
+            off`) stops telling bob what you read. `/send PATH` sends a file as `wots send --file` does (progress on \
+            stderr, then its ✓ marks like a text); an attachment bob sends is downloaded, checked and saved in \
+            --download-dir under a name no file has, and its line prints the saved path (or why it was refused). \
+            `/help` lists these commands.
             """
     )
 
@@ -31,6 +34,8 @@ struct Chat: AsyncParsableCommand {
     @Flag(name: .customLong("no-read-receipts"), help: "Do not tell the peer which messages you read.")
     var noReadReceipts = false
 
+    @OptionGroup var downloads: DownloadOptions
+
     func validate() throws { _ = try parseNickname(self.with) }
 
     func run() async throws {
@@ -41,6 +46,11 @@ struct Chat: AsyncParsableCommand {
         try await messenger.chat(
             with: nickname,
             readReceipts: !self.noReadReceipts,
+            downloads: self.downloads.saver(),
+            transfers: ChatTransfers(
+                upload: TransferReport("uploading").callback,
+                download: TransferReport("downloading").callback
+            ),
             input: {
                 if Terminal.stdinIsTerminal { tcflush(STDIN_FILENO, TCIFLUSH) }
                 if Terminal.stderrIsTerminal { Terminal.note("chatting with \(nickname); Ctrl-D ends") }
@@ -49,6 +59,7 @@ struct Chat: AsyncParsableCommand {
             status: { Terminal.status($0, url: url) },
             event: { await display.show($0) },
             failed: { error in Terminal.note("wots: not sent: \(error.reason)") },
+            notice: { Terminal.out($0) },
             expired: { expired in Terminal.out(Terminal.describe(expired)) }
         )
     }

@@ -41,10 +41,8 @@ actor ConversationDisplay {
         case .timer(let seconds, _, let setBy):
             let what = seconds == 0 ? "off" : "after " + Terminal.span(.seconds(Int64(seconds)))
             Terminal.out("disappearing messages: \(what) (set by \(self.name(setBy)))")
-        case .profile(let peer, .preset(let preset)):
-            Terminal.note("\(self.name(peer))'s avatar: \(preset.rawValue)")
-        case .profile:
-            break
+        case .profile(let peer, let avatar):
+            Terminal.note("\(self.name(peer))'s avatar: \(Terminal.describe(avatar))")
         case .expired(let count):
             for _ in 0..<count { Terminal.out("a disappearing message expired") }
         }

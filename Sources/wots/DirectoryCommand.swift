@@ -59,7 +59,9 @@ extension DirectoryCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show one account with its fingerprint.",
             discussion: """
-                --json prints the directory entry with a "pinned" field: "no", "yes" or "changed".
+                --json prints the directory entry with a "pinned" field: "no", "yes" or "changed", and an "avatar" \
+                field: the avatar their `profile` message told this machine, {"preset": NAME} or {"image": PATH} \
+                (saved under WOTS_HOME/avatars), or null when none arrived yet ("avatar: not received yet").
                 """
         )
 
@@ -74,7 +76,9 @@ extension DirectoryCommand {
         func validate() throws { _ = try parseNickname(self.nick) }
 
         func run() async throws {
-            let (entry, verdict) = try await self.root.messenger().show(try parseNickname(self.nick))
+            let messenger = try self.root.messenger()
+            let (entry, verdict) = try await messenger.show(try parseNickname(self.nick))
+            let avatar = try messenger.store.peerAvatar(of: entry.token)
             let pinned: String
             switch verdict {
             case .unknown: pinned = "no"
@@ -82,13 +86,14 @@ extension DirectoryCommand {
             case .changed: pinned = "changed"
             }
             if self.json {
-                try Terminal.json(ShowOutput(entry: entry, pinned: pinned))
+                try Terminal.json(ShowOutput(entry: entry, pinned: pinned, avatar: avatar))
                 return
             }
             Terminal.out("nickname:    \(entry.nickname)")
             Terminal.out("token:       \(entry.token)")
             Terminal.out("fingerprint: \(entry.fingerprint.grouped)")
             Terminal.out("registered:  \(Terminal.time(entry.registeredAt))")
+            Terminal.out("avatar:      \(Terminal.describe(avatar))")
             switch verdict {
             case .unknown: Terminal.out("pinned:      no (pinned on first send or verify)")
             case .pinned: Terminal.out("pinned:      yes")
@@ -103,13 +108,15 @@ extension DirectoryCommand {
     struct ShowOutput: Encodable {
         var entry: DirectoryEntry
         var pinned: String
+        var avatar: PeerAvatar?
 
         func encode(to encoder: any Encoder) throws {
             try self.entry.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(self.pinned, forKey: .pinned)
+            try container.encode(self.avatar, forKey: .avatar)
         }
 
-        enum CodingKeys: String, CodingKey { case pinned }
+        enum CodingKeys: String, CodingKey { case pinned, avatar }
     }
 }

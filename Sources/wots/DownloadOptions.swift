@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import WotsClient
 
-/// Where `inbox` and `listen` save attachments.
+/// Where `inbox`, `listen` and `chat` save attachments.
 struct DownloadOptions: ParsableArguments {
     @Option(
         name: .long,

@@ -17,7 +17,9 @@ struct Send: AsyncParsableCommand {
             client confirms it stored the message (exit 0), or --timeout passes: exit status 4, "sent but not \
             confirmed delivered". --file PATH encrypts the file \
             (AES-256-GCM in 64 KiB chunks, a fresh key), uploads it to the relay (resuming after a cut) and sends \
-            a message carrying its key and digest; --caption adds text.
+            a message carrying its key and digest; --caption adds text. --disappear and --wait-delivered work with \
+            --file as with text: the attachment message carries the timer, and the wait ends when bob's client \
+            confirms it stored the message (exit status 4 when not within --timeout).
             """
     )
 
@@ -114,6 +116,11 @@ struct Send: AsyncParsableCommand {
         } else {
             Terminal.out("sent to \(sent.to) (id \(sent.id.uuidString.lowercased()))")
         }
+        try await self.waitIfAsked(for: sent, messenger: messenger)
+    }
+
+    /// With --wait-delivered, waits for the recipient's client to confirm `sent`; exit 4 when it did not in time.
+    private func waitIfAsked(for sent: SentMessage, messenger: Messenger) async throws {
         guard self.waitDelivered else { return }
         let timeout = try self.waitTimeout()
         guard let status = try await messenger.waitForDelivery(of: sent.id, timeout: timeout) else {
@@ -153,6 +160,7 @@ struct Send: AsyncParsableCommand {
             caption: self.caption,
             to: try parseNickname(self.to),
             messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
+            disappearAfter: try self.disappearSeconds(),
             progress: TransferReport("uploading").callback
         )
         if self.json {
@@ -162,5 +170,6 @@ struct Send: AsyncParsableCommand {
                 "sent \(URL(fileURLWithPath: path).lastPathComponent) to \(sent.to) (id \(sent.id.lowercasedString))"
             )
         }
+        try await self.waitIfAsked(for: sent, messenger: messenger)
     }
 }

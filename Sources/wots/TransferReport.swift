@@ -3,7 +3,7 @@ import Synchronization
 import WotsClient
 
 /// Progress of an upload or download on stderr: a bar redrawn in place when stderr is a terminal, otherwise a plain
-/// line at every quarter.
+/// line at every quarter. One report serves transfer after transfer: a finished one starts the count again.
 final class TransferReport: Sendable {
     private let label: String
     private let lastShown = Mutex<Int>(-1)
@@ -29,7 +29,7 @@ final class TransferReport: Sendable {
         let quarter = percent / 25
         let due = self.lastShown.withLock { last in
             guard quarter > last else { return false }
-            last = quarter
+            last = done >= total ? -1 : quarter
             return true
         }
         if due { Terminal.note("\(text) (\(percent)%)") }

@@ -154,7 +154,7 @@ import WotsTesting
             let bob = try await relay.account(TestIdentities.bob)
             _ = try await alice.send("hi, it's alice", to: TestIdentities.bob.nickname)
             _ = try await alice.send("again", to: TestIdentities.bob.nickname)
-            var profiles: [ProfileAvatar] = []
+            var profiles: [PeerAvatar] = []
             var texts: [String?] = []
             _ = try await bob.inbox(
                 keep: false,
@@ -166,7 +166,8 @@ import WotsTesting
             #expect(texts == ["hi, it's alice", "again"])
             #expect(profiles == [.preset(.tiger)])
             let history = try bob.openHistory(try await bob.unlock())
-            #expect(try history.avatar(of: TestIdentities.alice.token) == .tiger)
+            #expect(try history.avatar(of: TestIdentities.alice.token) == .preset(.tiger))
+            #expect(try bob.store.peerAvatar(of: TestIdentities.alice.token) == .preset(.tiger))
         }
     }
 }

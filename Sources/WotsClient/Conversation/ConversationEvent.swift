@@ -11,8 +11,8 @@ public enum ConversationEvent: Sendable {
     case typing(peer: Token, MessageContent.TypingState)
     /// Someone set the conversation's disappearing timer (seconds, 0 = off).
     case timer(seconds: UInt32, peer: Token, setBy: Token)
-    /// The peer's profile (its avatar preset) arrived.
-    case profile(peer: Token, ProfileAvatar)
+    /// The peer's profile arrived: its avatar preset, or its image saved to a file.
+    case profile(peer: Token, PeerAvatar)
     /// Disappearing messages reached their time and were deleted from every local store.
     case expired(count: Int)
 }

@@ -67,8 +67,10 @@ public actor ConversationKeeper {
         case .typing:
             return nil  // typing only counts when it came ephemerally (`receiveEphemeral`)
         case .profile(let avatar):
-            if case .preset(let preset) = avatar { try self.history.setAvatar(preset, of: peer) }
-            return .profile(peer: peer, avatar)
+            guard let known = PeerAvatar(avatar, savedTo: message.savedTo) else { return nil }
+            try self.history.setAvatar(known, of: peer)
+            try self.messenger.store.savePeerAvatar(known, of: peer)
+            return .profile(peer: peer, known)
         case .checkpoint:
             return nil
         }
@@ -145,10 +147,11 @@ public actor ConversationKeeper {
         try await link.sendEphemeral(envelope)
     }
 
-    /// Sends this account's avatar preset (a `profile` message), as on first contact; nothing without a preset.
+    /// Sends this account's avatar (a `profile` message: a preset's name or an encrypted image blob), as on first
+    /// contact; nothing without an avatar.
     func sendProfile(to peer: Token) async throws {
-        guard case .preset(let preset)? = self.unlocked.account.privateRecord.avatar else { return }
-        _ = try await self.send(.profile(.preset(preset)), to: peer)
+        guard let avatar = try await self.messenger.profileAvatar(for: peer, as: self.unlocked) else { return }
+        _ = try await self.send(.profile(avatar), to: peer)
     }
 
     /// Sets the conversation's disappearing timer and tells the peer (a `settings` message).

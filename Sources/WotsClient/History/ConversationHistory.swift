@@ -232,26 +232,26 @@ public final class ConversationHistory: Sendable {
         }
     }
 
-    /// The avatar preset the peer sent in its `profile` message, if it did.
-    public func avatar(of peer: Token) throws -> Avatar.Preset? {
+    /// The avatar the peer sent in its latest `profile` message (a preset, or where its image was saved), if it did.
+    public func avatar(of peer: Token) throws -> PeerAvatar? {
         try self.read { db in
             try String.fetchOne(
                 db,
                 sql: "SELECT avatar FROM conversations WHERE peer = ?",
                 arguments: [Data(peer.bytes)]
             )
-        }.flatMap(Avatar.Preset.init(rawValue:))
+        }.flatMap(PeerAvatar.init(stored:))
     }
 
-    /// Keeps the avatar preset the peer sent.
-    public func setAvatar(_ preset: Avatar.Preset, of peer: Token) throws {
+    /// Keeps the avatar the peer sent (a preset's name, or `image:` and the saved file's path).
+    public func setAvatar(_ avatar: PeerAvatar, of peer: Token) throws {
         try self.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO conversations (peer, avatar) VALUES (?, ?)
                     ON CONFLICT (peer) DO UPDATE SET avatar = excluded.avatar
                     """,
-                arguments: [Data(peer.bytes), preset.rawValue]
+                arguments: [Data(peer.bytes), avatar.stored]
             )
         }
     }
