@@ -44,7 +44,8 @@ export const BlobTransfer = Object.freeze({
             }
         }
         if (offset !== blob.length) {
-            throw new RelayError('invalid_response', `the relay holds ${offset} bytes of blob ${id}, not ${blob.length}`);
+            const reason = `the relay holds ${offset} bytes of blob ${id}, not ${blob.length}`;
+            throw new RelayError('invalid_response', reason);
         }
     },
 

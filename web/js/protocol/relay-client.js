@@ -96,7 +96,8 @@ export class RelayClient {
 
     /** `POST /v1/blobs`: announces `size` encrypted bytes only `recipients` (tokens) may fetch; the blob's status. */
     createBlob({ size, recipients }) {
-        return this.call('POST', '/v1/blobs', { body: { size, recipients: recipients.map(String) }, authenticated: true });
+        const body = { size, recipients: recipients.map(String) };
+        return this.call('POST', '/v1/blobs', { body, authenticated: true });
     }
 
     /** `HEAD /v1/blobs/{id}`: the bytes the relay holds (`offset`) of the blob's `length`. */
