@@ -374,6 +374,11 @@ def run(relay, arguments, work, browsers):
     check("both browsers show the same 60-digit safety number",
           safety_alice == safety_bob and len(re.sub(r"\D", "", safety_alice)) == 60, f"{safety_alice!r} {safety_bob!r}")
     alice.screenshot(output, "chat-safety-number")
+    alice.wait(lambda: alice.finds("[data-testid=safety-qr] canvas"), "the safety number's QR code")
+    qr_png = write_file(work, "safety-qr.png", alice.find("[data-testid=safety-qr] canvas").screenshot_as_png)
+    decoded = subprocess.run(["zbarimg", "--quiet", "--raw", qr_png], capture_output=True, text=True).stdout.strip()
+    check("the QR code under the digits reads back (zbarimg) as the same 60 digits",
+          decoded == re.sub(r"\D", "", safety_alice), f"{decoded!r} vs {safety_alice!r}")
 
     if version == "2":
         red = png(24, 16, (220, 30, 30))
@@ -389,6 +394,22 @@ def run(relay, arguments, work, browsers):
         saved = bob.download("a.attachment-file[download='notes.txt']", os.path.join(work, "bob-downloads"), "notes.txt")
         check("a file that is not a picture is a download link (object URL) that saves the same bytes",
               link.startswith("blob:") and saved == notes)
+        # A blob that does not match the digest its message names (as if the relay swapped it): alice's page lies
+        # about the digest once, for a blob of exactly this size.
+        tampered = b"these bytes will not match their digest"
+        alice.driver.execute_script(
+            "const size = arguments[0], original = SubtleCrypto.prototype.digest;"
+            "crypto.subtle.digest = async function (algorithm, data) {"
+            "  const digest = new Uint8Array(await original.call(this, algorithm, data));"
+            "  if (data.byteLength === size) { digest[0] ^= 1; delete crypto.subtle.digest; }"
+            "  return digest.buffer; };", len(tampered) + 16)
+        alice.attach(write_file(files, "tampered.txt", tampered))
+        bob.wait(lambda: "attachment corrupt" in bob.messages_and_notes(), "the corrupt note at bob")
+        shown = bob.driver.execute_script(
+            "const li = [...document.querySelectorAll('.messages li')].find((li) =>"
+            " li.textContent.includes('attachment corrupt'));"
+            "return li.querySelectorAll('img.attachment-image, a.attachment-file').length")
+        check("a blob that does not match its digest shows 'attachment corrupt' and nothing of the file", shown == 0)
         bob.screenshot(output, "chat-attachments")
         bob.driver.refresh()
         bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 24, "the picture after a reload")

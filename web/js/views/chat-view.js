@@ -1,12 +1,14 @@
 /**
- * One conversation: messages with sent/delivered/read marks, live delivery, typing, the disappearing timer, the
- * safety number as digits, and the key-change warning that blocks sending until the user accepts the new key.
+ * One conversation: messages with sent/delivered/read marks, attachments (sent with a file input and a progress
+ * bar), live delivery, typing, the disappearing timer, the safety number as digits (and a QR code of them), and the
+ * key-change warning that blocks sending until the user accepts the new key.
  */
 
 import { MessageContent } from '../content/message-content.js';
 import { describe } from './account-views.js';
 import { attachmentBody, contactAvatar } from './attachment-views.js';
 import { field, formatTime, h, replace } from './dom.js';
+import { safetyNumberQR } from './qr-code.js';
 
 const marks = { sending: '…', sent: '✓', delivered: '✓✓', read: '✓✓ read', failed: 'not sent' };
 const markNames = { sending: 'sending', sent: 'sent', delivered: 'delivered', read: 'read', failed: 'not sent' };
@@ -33,6 +35,7 @@ export async function chatView(app, peer) {
     const typing = h('p', { class: 'typing', 'aria-live': 'polite' });
     const banner = h('div', { class: 'key-change', role: 'alert', hidden: true });
     const safety = h('p', { class: 'safety-number', dataset: { testid: 'safety-number' } });
+    const qrSlot = h('div', { class: 'qr-slot', dataset: { testid: 'safety-qr' } });
     const text = h('textarea', { name: 'message', rows: '2', required: true });
     const send = h('button', { type: 'submit' }, 'Send');
     const attach = h('input', { type: 'file', name: 'attachment', class: 'attach' });
@@ -54,7 +57,11 @@ export async function chatView(app, peer) {
         replace(list, items);
         replace(avatarSlot, avatar);
         if (atBottom) list.scrollTop = list.scrollHeight;
-        safety.textContent = (await messenger.safetyNumber(contact)).toString();
+        const digits = (await messenger.safetyNumber(contact)).toString();
+        if (digits !== safety.textContent) {
+            safety.textContent = digits;
+            replace(qrSlot, await safetyNumberQR(digits));
+        }
         if (contact.changedKeys) {
             const changed = (await messenger.safetyNumber(contact, { changed: true })).toString();
             replace(banner,
@@ -175,7 +182,7 @@ export async function chatView(app, peer) {
             h('details', { class: 'verify' }, h('summary', {}, 'Safety number'),
                 h('p', {}, 'Compare these digits with what they see for you. '
                     + 'The same on both sides: nobody is in between.'),
-                safety),
+                safety, qrSlot),
             h('div', { class: 'timer' }, field('Disappearing messages', timer))),
         banner, list, typing, error, form, h('div', { class: 'attachments' }, attachField, uploading)));
     await refresh();
