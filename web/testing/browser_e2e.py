@@ -42,13 +42,13 @@ def check(what, condition, detail=""):
     print(f"ok {len(PASSED)} - {what}", flush=True)
 
 
-def png(width, height, rgb):
-    """A real PNG of one colour (so Chromium decodes it and the <img> gets a natural width)."""
+def png(width, height, rgb, lower=None):
+    """A real PNG (so Chromium decodes it and the <img> gets a natural width): one colour, or two halves."""
     def chunk(kind, data):
         body = kind + data
         return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
     header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])
-    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    rows = b"".join(b"\x00" + bytes(rgb if lower is None or y < height // 2 else lower) * width for y in range(height))
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
             + chunk(b"IEND", b""))
 
@@ -250,6 +250,11 @@ def check_served_page(relay):
     policy = headers.get("Content-Security-Policy", "")
     check("GET / has a CSP with default-src 'self', script-src 'self' and no unsafe-*",
           "default-src 'self'" in policy and "script-src 'self'" in policy and "unsafe" not in policy, policy)
+    directives = {part.split()[0]: part.split()[1:] for part in policy.split(";") if part.strip()}
+    loose = [name for name, sources in directives.items()
+             if any(source in ("blob:", "data:", "*", "https:", "http:") for source in sources)]
+    check("only img-src allows blob: (decrypted pictures); no directive allows data:, * or a scheme",
+          loose == ["img-src"] and directives["img-src"] == ["'self'", "blob:"], policy)
     check("GET / says X-Content-Type-Options: nosniff", headers.get("X-Content-Type-Options") == "nosniff")
     scripts = re.findall(r"<script\b[^>]*>", html, re.I)
     check("the served page has no inline script: every <script> has a src",
@@ -306,7 +311,7 @@ def run(relay, arguments, work, browsers):
     alice.wait(lambda: "at most 64 KiB" in alice.text(".picture-error"), "the avatar size refusal")
     check("an avatar picture that is not a PNG/JPEG, or is over 64 KiB, is refused with a clear message", True)
     alice.driver.refresh()
-    avatar = write_file(files, "alice-avatar.png", png(48, 48, (200, 40, 120)))
+    avatar = write_file(files, "alice-avatar.png", png(48, 48, (200, 40, 120), (250, 200, 60)))
     alice.register("alice", "alice's long secret", preset="tiger", picture=avatar)
     bob.register("bob", "bob's long secret", preset="rabbit")
     check("two users register in two browser profiles (keys made in the browser, scrypt in a worker)", True)
@@ -315,7 +320,8 @@ def run(relay, arguments, work, browsers):
     alice.send("hello bob, from alice's browser")
     bob.go("#home")
     bob.wait(lambda: bob.finds("a[data-nickname=alice]"), "alice in bob's conversations")
-    picture_width = "const img = document.querySelector(arguments[0]); return img && img.complete ? img.naturalWidth : 0"
+    picture_width = ("const img = document.querySelector(arguments[0]);"
+                     "return img && img.complete ? img.naturalWidth : 0")
     bob.wait(lambda: bob.driver.execute_script(picture_width, "a[data-nickname=alice] img.avatar-image") > 0,
              "alice's picture in bob's conversation list")
     bob.find("a[data-nickname=alice]").click()
@@ -381,9 +387,9 @@ def run(relay, arguments, work, browsers):
           decoded == re.sub(r"\D", "", safety_alice), f"{decoded!r} vs {safety_alice!r}")
 
     if version == "2":
-        red = png(24, 16, (220, 30, 30))
+        red = png(160, 96, (220, 30, 30), (250, 240, 230))
         alice.attach(write_file(files, "red.png", red))
-        bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 24, "the picture inline at bob")
+        bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 160, "the picture inline at bob")
         check("a PNG from alice's browser shows inline at bob (an <img> from an object URL, alt = the file name)", True)
         alice.wait(lambda: (alice.attachment("red.png") or {}).get("status") in ("delivered", "read"),
                    "the picture delivered")
@@ -391,7 +397,8 @@ def run(relay, arguments, work, browsers):
         alice.attach(write_file(files, "notes.txt", notes))
         bob.wait(lambda: (bob.attachment("notes.txt") or {}).get("href"), "the file link at bob")
         link = bob.attachment("notes.txt")["href"]
-        saved = bob.download("a.attachment-file[download='notes.txt']", os.path.join(work, "bob-downloads"), "notes.txt")
+        saved = bob.download("a.attachment-file[download='notes.txt']", os.path.join(work, "bob-downloads"),
+                             "notes.txt")
         check("a file that is not a picture is a download link (object URL) that saves the same bytes",
               link.startswith("blob:") and saved == notes)
         # A blob that does not match the digest its message names (as if the relay swapped it): alice's page lies
@@ -412,7 +419,7 @@ def run(relay, arguments, work, browsers):
         check("a blob that does not match its digest shows 'attachment corrupt' and nothing of the file", shown == 0)
         bob.screenshot(output, "chat-attachments")
         bob.driver.refresh()
-        bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 24, "the picture after a reload")
+        bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 160, "the picture after a reload")
         check("after a reload the picture still shows (decrypted bytes kept in IndexedDB)", True)
 
     # Interop with the CLI, both ways.
@@ -439,9 +446,9 @@ def run(relay, arguments, work, browsers):
         saved = [entry.get("savedTo") for entry in inbox if entry.get("savedTo")]
         check("the CLI downloads a file the browser sent, byte for byte (3 chunks, digest and tags checked)",
               len(saved) == 1 and open(saved[0], "rb").read() == payload, json.dumps(inbox)[:800])
-        cli_picture = png(32, 20, (20, 120, 220))
+        cli_picture = png(128, 80, (20, 120, 220), (240, 240, 240))
         carol.run("send", "--to", "alice", "--file", write_file(files, "from-cli.png", cli_picture))
-        alice.wait(lambda: (alice.attachment("from-cli.png") or {}).get("image") == 32, "the CLI's picture inline")
+        alice.wait(lambda: (alice.attachment("from-cli.png") or {}).get("image") == 128, "the CLI's picture inline")
         check("the browser shows inline a picture the CLI sent with wots send --file", True)
 
     # Key change: carol rotates; alice's browser refuses until she accepts.
