@@ -179,6 +179,10 @@ function request(idbRequest, prepare) {
         prepare?.(idbRequest);
         idbRequest.onsuccess = () => resolve(idbRequest.result);
         idbRequest.onerror = () => reject(idbRequest.error);
-        idbRequest.onblocked = () => resolve(undefined);
+        // A deletion another tab blocks goes ahead when that tab closes; an upgrade (version 1 to 2) waits for it,
+        // since other tabs close their connection on `versionchange`.
+        if (!(idbRequest instanceof IDBOpenDBRequest) || !idbRequest.onupgradeneeded) {
+            idbRequest.onblocked = () => resolve(undefined);
+        }
     });
 }
