@@ -6,7 +6,8 @@
 import { loadAccount } from './messenger/account.js';
 import { registerView, restoreView } from './views/account-views.js';
 import { chatView } from './views/chat-view.js';
-import { avatarPicture, h, replace } from './views/dom.js';
+import { ownAvatar } from './views/attachment-views.js';
+import { h, replace } from './views/dom.js';
 import { conversationsView, directoryView } from './views/list-views.js';
 
 const app = {
@@ -43,7 +44,7 @@ function drawBar() {
         h('a', { href: '#home' }, 'Chats'),
         h('a', { href: '#directory' }, 'Directory'),
         h('span', { class: 'me', dataset: { testid: 'me' } },
-            avatarPicture(account.avatar?.preset, account.nickname, 28), account.nickname),
+            ownAvatar(messenger), account.nickname),
         h('button', {
             type: 'button', class: 'link', name: 'read-receipts', 'aria-pressed': String(messenger.readReceipts),
             onclick: async () => {

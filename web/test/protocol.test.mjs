@@ -115,6 +115,35 @@ describe('RelayClient (schema/openapi.yaml)', () => {
             'POST /v1/messages Bearer new']);
     });
 
+    test('the blob API: bytes out and in, offsets from headers, a 409 names the relay\'s offset', async () => {
+        const requests = [];
+        const fetch = async (url, init) => {
+            requests.push({ method: init.method, path: new URL(url).pathname, headers: init.headers, body: init.body });
+            const offsetMismatch = { error: { code: 'blob_offset_mismatch', message: 'offset 5 is not 3' } };
+            if (init.method === 'HEAD') {
+                return new Response(null, { headers: { 'Upload-Offset': '3', 'Upload-Length': '9' } });
+            }
+            if (init.method === 'PATCH' && init.headers['Upload-Offset'] === '5') {
+                return new Response(JSON.stringify(offsetMismatch), { status: 409, headers: { 'Upload-Offset': '3' } });
+            }
+            if (init.method === 'PATCH') return new Response(null, { status: 204, headers: { 'Upload-Offset': '6' } });
+            if (init.method === 'GET') return new Response(Uint8Array.of(7, 8, 9), { status: 206 });
+            return new Response(null, { status: 404 });
+        };
+        const client = new RelayClient({ baseURL: 'http://relay.example', fetch });
+        client.session = 'session';
+        const id = 'aaaaaaaaaaaaaaaaaaaaaaaaaa';
+        assert.deepEqual(await client.blobOffset(id), { offset: 3, length: 9 });
+        assert.equal(await client.uploadChunk(id, Uint8Array.of(1, 2, 3), 3), 6);
+        assert.equal(requests[1].headers['Content-Type'], 'application/octet-stream');
+        assert.equal(requests[1].headers.Authorization, 'Bearer session');
+        await assert.rejects(client.uploadChunk(id, Uint8Array.of(1), 5),
+            (error) => error.code === 'blob_offset_mismatch' && error.status === 409 && error.uploadOffset === 3);
+        assert.deepEqual(await client.downloadBlob(id, { from: 6 }), Uint8Array.of(7, 8, 9));
+        assert.equal(requests.at(-1).headers.Range, 'bytes=6-');
+        await assert.rejects(client.binary('DELETE', `/v1/blobs/${id}`), (error) => error.code === 'unknown_blob');
+    });
+
     test('an unreachable relay is relay_unreachable', async () => {
         const fetch = async () => {
             throw new TypeError('refused');

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
@@ -39,6 +40,24 @@ def check(what, condition, detail=""):
         raise SystemExit(1)
     PASSED.append(what)
     print(f"ok {len(PASSED)} - {what}", flush=True)
+
+
+def png(width, height, rgb, lower=None):
+    """A real PNG (so Chromium decodes it and the <img> gets a natural width): one colour, or two halves."""
+    def chunk(kind, data):
+        body = kind + data
+        return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])
+    rows = b"".join(b"\x00" + bytes(rgb if lower is None or y < height // 2 else lower) * width for y in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+            + chunk(b"IEND", b""))
+
+
+def write_file(folder, name, data):
+    path = os.path.join(folder, name)
+    with open(path, "wb") as file:
+        file.write(data)
+    return path
 
 
 def free_port():
@@ -149,12 +168,15 @@ class Browser:
     def go(self, hash_):
         self.driver.execute_script("location.hash = arguments[0]", hash_)
 
-    def register(self, nickname, secret, preset="tiger"):
+    def register(self, nickname, secret, preset="tiger", picture=None):
         self.wait(lambda: self.finds("#register-title"), "the register form")
         self.type("input[name=nickname]", nickname)
         self.type("input[name=secret]", secret)
         self.type("input[name=secret-again]", secret)
         self.find(f"label[for=avatar-{preset}]").click()
+        if picture:
+            self.find("input[name=avatar-image]").send_keys(picture)
+            self.wait(lambda: self.finds(".avatar-preview img"), "the chosen picture's preview")
         self.find("form button[type=submit]").click()
         self.wait(lambda: nickname in self.text("[data-testid=me]"), f"{nickname} logged in", timeout=60)
 
@@ -188,6 +210,30 @@ class Browser:
         marks = [item["status"] for item in self.items() if item["direction"] == "out" and item["text"] == text]
         return marks[-1] if marks else None
 
+    def attach(self, path):
+        self.find("input[name=attachment]").send_keys(path)
+
+    def attachment(self, name):
+        """The chat item showing attachment `name`: {status, image: natural width or None, href} or None."""
+        return self.driver.execute_script(
+            "const name = arguments[0];"
+            "const li = [...document.querySelectorAll('.messages li')].find((li) =>"
+            "  [...li.querySelectorAll('img.attachment-image, a.attachment-file')].some((e) =>"
+            "    e.getAttribute('alt') === name || e.getAttribute('download') === name));"
+            "if (!li) return null;"
+            "const img = li.querySelector('img.attachment-image'), link = li.querySelector('a.attachment-file');"
+            "return {status: li.dataset.status || '', image: img && img.complete ? img.naturalWidth : null,"
+            "  href: link ? link.href : (img ? img.src : null)}", name)
+
+    def download(self, css, folder, name):
+        """Clicks a download link (Chromium saves into `folder`) and returns the saved file's bytes."""
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+        self.find(css).click()
+        path = os.path.join(folder, name)
+        self.wait(lambda: os.path.exists(path) and not os.path.exists(path + ".crdownload"), f"{name} downloaded")
+        with open(path, "rb") as file:
+            return file.read()
+
     def screenshot(self, output, name):
         path = os.path.join(output, f"{name}.png")
         self.driver.save_screenshot(path)
@@ -204,6 +250,11 @@ def check_served_page(relay):
     policy = headers.get("Content-Security-Policy", "")
     check("GET / has a CSP with default-src 'self', script-src 'self' and no unsafe-*",
           "default-src 'self'" in policy and "script-src 'self'" in policy and "unsafe" not in policy, policy)
+    directives = {part.split()[0]: part.split()[1:] for part in policy.split(";") if part.strip()}
+    loose = [name for name, sources in directives.items()
+             if any(source in ("blob:", "data:", "*", "https:", "http:") for source in sources)]
+    check("only img-src allows blob: (decrypted pictures); no directive allows data:, * or a scheme",
+          loose == ["img-src"] and directives["img-src"] == ["'self'", "blob:"], policy)
     check("GET / says X-Content-Type-Options: nosniff", headers.get("X-Content-Type-Options") == "nosniff")
     scripts = re.findall(r"<script\b[^>]*>", html, re.I)
     check("the served page has no inline script: every <script> has a src",
@@ -249,7 +300,19 @@ def run(relay, arguments, work, browsers):
     alice.wait(lambda: "differ" in alice.text(".error"), "the mismatch error")
     check("a secret typed twice differently is refused before any work", "differ" in alice.text(".error"))
     alice.driver.refresh()
-    alice.register("alice", "alice's long secret", preset="tiger")
+    files = os.path.join(work, "files")
+    os.makedirs(files)
+    not_a_picture = write_file(files, "avatar.txt", b"not a picture at all")
+    alice.wait(lambda: alice.finds("input[name=avatar-image]"), "the avatar picture input")
+    alice.find("input[name=avatar-image]").send_keys(not_a_picture)
+    alice.wait(lambda: "PNG or JPEG" in alice.text(".picture-error"), "the avatar refusal")
+    big = write_file(files, "big.png", png(1, 1, (0, 0, 0))[:16] + os.urandom(70_000))
+    alice.find("input[name=avatar-image]").send_keys(big)
+    alice.wait(lambda: "at most 64 KiB" in alice.text(".picture-error"), "the avatar size refusal")
+    check("an avatar picture that is not a PNG/JPEG, or is over 64 KiB, is refused with a clear message", True)
+    alice.driver.refresh()
+    avatar = write_file(files, "alice-avatar.png", png(48, 48, (200, 40, 120), (250, 200, 60)))
+    alice.register("alice", "alice's long secret", preset="tiger", picture=avatar)
     bob.register("bob", "bob's long secret", preset="rabbit")
     check("two users register in two browser profiles (keys made in the browser, scrypt in a worker)", True)
 
@@ -257,9 +320,17 @@ def run(relay, arguments, work, browsers):
     alice.send("hello bob, from alice's browser")
     bob.go("#home")
     bob.wait(lambda: bob.finds("a[data-nickname=alice]"), "alice in bob's conversations")
+    picture_width = ("const img = document.querySelector(arguments[0]);"
+                     "return img && img.complete ? img.naturalWidth : 0")
+    bob.wait(lambda: bob.driver.execute_script(picture_width, "a[data-nickname=alice] img.avatar-image") > 0,
+             "alice's picture in bob's conversation list")
     bob.find("a[data-nickname=alice]").click()
     bob.wait(lambda: bob.has_message("hello bob, from alice's browser"), "alice's message at bob")
     check("a message from one browser arrives in the other", True)
+    bob.wait(lambda: bob.driver.execute_script(picture_width, ".chat-head img.avatar-image") == 48,
+             "alice's picture in the chat header")
+    check("alice's avatar picture (registered as an image) shows at bob after first contact, decrypted from its blob",
+          True)
     bob.send("hi alice, live from bob")
     alice.wait(lambda: alice.has_message("hi alice, live from bob"), "bob's reply, live over the WebSocket")
     check("the reply arrives live while the chat is open", True)
@@ -309,6 +380,47 @@ def run(relay, arguments, work, browsers):
     check("both browsers show the same 60-digit safety number",
           safety_alice == safety_bob and len(re.sub(r"\D", "", safety_alice)) == 60, f"{safety_alice!r} {safety_bob!r}")
     alice.screenshot(output, "chat-safety-number")
+    alice.wait(lambda: alice.finds("[data-testid=safety-qr] canvas"), "the safety number's QR code")
+    qr_png = write_file(work, "safety-qr.png", alice.find("[data-testid=safety-qr] canvas").screenshot_as_png)
+    decoded = subprocess.run(["zbarimg", "--quiet", "--raw", qr_png], capture_output=True, text=True).stdout.strip()
+    check("the QR code under the digits reads back (zbarimg) as the same 60 digits",
+          decoded == re.sub(r"\D", "", safety_alice), f"{decoded!r} vs {safety_alice!r}")
+
+    if version == "2":
+        red = png(160, 96, (220, 30, 30), (250, 240, 230))
+        alice.attach(write_file(files, "red.png", red))
+        bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 160, "the picture inline at bob")
+        check("a PNG from alice's browser shows inline at bob (an <img> from an object URL, alt = the file name)", True)
+        alice.wait(lambda: (alice.attachment("red.png") or {}).get("status") in ("delivered", "read"),
+                   "the picture delivered")
+        notes = b"plain notes, not a picture\n" * 50
+        alice.attach(write_file(files, "notes.txt", notes))
+        bob.wait(lambda: (bob.attachment("notes.txt") or {}).get("href"), "the file link at bob")
+        link = bob.attachment("notes.txt")["href"]
+        saved = bob.download("a.attachment-file[download='notes.txt']", os.path.join(work, "bob-downloads"),
+                             "notes.txt")
+        check("a file that is not a picture is a download link (object URL) that saves the same bytes",
+              link.startswith("blob:") and saved == notes)
+        # A blob that does not match the digest its message names (as if the relay swapped it): alice's page lies
+        # about the digest once, for a blob of exactly this size.
+        tampered = b"these bytes will not match their digest"
+        alice.driver.execute_script(
+            "const size = arguments[0], original = SubtleCrypto.prototype.digest;"
+            "crypto.subtle.digest = async function (algorithm, data) {"
+            "  const digest = new Uint8Array(await original.call(this, algorithm, data));"
+            "  if (data.byteLength === size) { digest[0] ^= 1; delete crypto.subtle.digest; }"
+            "  return digest.buffer; };", len(tampered) + 16)
+        alice.attach(write_file(files, "tampered.txt", tampered))
+        bob.wait(lambda: "attachment corrupt" in bob.messages_and_notes(), "the corrupt note at bob")
+        shown = bob.driver.execute_script(
+            "const li = [...document.querySelectorAll('.messages li')].find((li) =>"
+            " li.textContent.includes('attachment corrupt'));"
+            "return li.querySelectorAll('img.attachment-image, a.attachment-file').length")
+        check("a blob that does not match its digest shows 'attachment corrupt' and nothing of the file", shown == 0)
+        bob.screenshot(output, "chat-attachments")
+        bob.driver.refresh()
+        bob.wait(lambda: (bob.attachment("red.png") or {}).get("image") == 160, "the picture after a reload")
+        check("after a reload the picture still shows (decrypted bytes kept in IndexedDB)", True)
 
     # Interop with the CLI, both ways.
     carol = CLI(arguments.bin_path, relay, work, "carol")
@@ -323,6 +435,21 @@ def run(relay, arguments, work, browsers):
     alice.wait(lambda: alice.has_message("to the terminal, from the browser") and
                alice.has_message("to the browser, from the terminal"), "the CLI's message in the browser")
     check("the browser opens what the CLI sealed", True)
+
+    if version == "2":
+        payload = os.urandom(150_000)
+        alice.attach(write_file(files, "from-browser.bin", payload))
+        alice.wait(lambda: (alice.attachment("from-browser.bin") or {}).get("status") in ("sent", "delivered", "read"),
+                   "the file sent to carol")
+        downloads = os.path.join(work, "downloads")
+        inbox = json.loads(carol.run("inbox", "--json", "--download-dir", downloads))
+        saved = [entry.get("savedTo") for entry in inbox if entry.get("savedTo")]
+        check("the CLI downloads a file the browser sent, byte for byte (3 chunks, digest and tags checked)",
+              len(saved) == 1 and open(saved[0], "rb").read() == payload, json.dumps(inbox)[:800])
+        cli_picture = png(128, 80, (20, 120, 220), (240, 240, 240))
+        carol.run("send", "--to", "alice", "--file", write_file(files, "from-cli.png", cli_picture))
+        alice.wait(lambda: (alice.attachment("from-cli.png") or {}).get("image") == 128, "the CLI's picture inline")
+        check("the browser shows inline a picture the CLI sent with wots send --file", True)
 
     # Key change: carol rotates; alice's browser refuses until she accepts.
     carol.run("rotate")

@@ -5,16 +5,18 @@
  * (a key change waiting), `stream` ({state}).
  */
 
-import { utf8 } from '../crypto/bytes.js';
+import { fromBase64, utf8 } from '../crypto/bytes.js';
 import { EnvelopeHeader } from '../crypto/envelope-header.js';
 import { sealEnvelope } from '../crypto/envelope-sealing.js';
 import { Fingerprint, SafetyNumber } from '../crypto/fingerprint.js';
 import { PublicKeys } from '../crypto/keys.js';
 import { Token } from '../crypto/token.js';
+import { AvatarImage } from '../content/avatar-image.js';
 import { MessageContent } from '../content/message-content.js';
 import { RelayError } from '../protocol/relay-error.js';
 import { StreamClient } from '../protocol/stream-client.js';
 import { LocalStore } from '../storage/local-store.js';
+import { Attachments } from './attachments.js';
 import { ContactBook } from './contact-book.js';
 import { Receiving } from './receiving.js';
 import { isLaterTimerChange } from './timer-order.js';
@@ -29,6 +31,7 @@ export class Messenger extends EventTarget {
         this.token = Token.parse(account.token);
         this.contacts = new ContactBook(store, relay);
         this.receiving = new Receiving(this);
+        this.attachments = new Attachments(this);
         /** The envelope version the relay takes: 2 until it answers `unsupported_version`, then 1 (text only). */
         this.sendVersion = account.sendVersion ?? EnvelopeHeader.currentVersion;
         this.readReceipts = account.readReceipts ?? true;
@@ -44,6 +47,7 @@ export class Messenger extends EventTarget {
     async logout() {
         this.stream.stop();
         clearInterval(this.sweeper);
+        this.attachments.revokeAll();
         await LocalStore.forget(this.store);
     }
 
@@ -95,12 +99,32 @@ export class Messenger extends EventTarget {
         return this.sendContent(contact, content, { keep: true });
     }
 
-    /** The first time the user writes to a contact, a `profile` message tells them the user's avatar. */
+    /**
+     * Sends a file (`{name, mediaType, bytes}`) to `peer`: encrypted, uploaded as a blob, then announced.
+     * @param {(done: number, total: number) => void} [onProgress] upload progress
+     */
+    async sendAttachment(peer, file, onProgress) {
+        return this.attachments.send(peer, file, onProgress);
+    }
+
+    /**
+     * The first time the user writes to a contact, a `profile` message tells them the user's avatar: a preset's
+     * name, or the picture as an encrypted blob only they may fetch.
+     */
     async introduce(contact) {
-        const preset = this.account.avatar?.preset;
-        if (contact.introduced || !preset || this.sendVersion < 2 || contact.changedKeys) return contact;
+        const avatar = this.account.avatar;
+        if (contact.introduced || !(avatar?.preset || avatar?.image) || this.sendVersion < 2 || contact.changedKeys) {
+            return contact;
+        }
         try {
-            await this.sendContent(contact, { type: 'profile', avatar: { preset } }, { keep: false });
+            let profile = { preset: avatar.preset };
+            if (avatar.image) {
+                const bytes = fromBase64(avatar.image);
+                const image = await this.attachments.upload(contact, bytes,
+                    { name: 'avatar', mediaType: AvatarImage.mediaType(bytes) });
+                profile = { image };
+            }
+            await this.sendContent(contact, { type: 'profile', avatar: profile }, { keep: false });
         } catch {
             return contact;
         }
@@ -186,12 +210,12 @@ export class Messenger extends EventTarget {
         });
     }
 
-    async sendContent(contact, content, { keep }) {
+    async sendContent(contact, content, { keep, messageID }) {
         if (contact.changedKeys) {
             throw keyChanged(contact);
         }
         const sentAt = Date.now();
-        let envelope = await this.seal(contact, content, { sentAt });
+        let envelope = await this.seal(contact, content, { sentAt, messageID });
         if (content.type === 'settings') {
             await this.applyTimer(contact.token, content.disappearAfter, sentAt, this.account.token);
         }
@@ -272,7 +296,6 @@ export class Messenger extends EventTarget {
         this.dispatchEvent(new CustomEvent(type, { detail }));
     }
 }
-
 
 function keyChanged(contact) {
     const reason = `${contact.nickname}'s key changed: compare the new safety number and accept it first`;

@@ -8,6 +8,7 @@
 import { Envelope } from '../crypto/envelope.js';
 import { openEnvelope } from '../crypto/envelope-sealing.js';
 import { PublicKeys } from '../crypto/keys.js';
+import { AvatarImage } from '../content/avatar-image.js';
 import { MessageContent } from '../content/message-content.js';
 
 const statusRank = { sending: 0, failed: 0, sent: 1, delivered: 2, read: 3 };
@@ -105,13 +106,12 @@ export class Receiving {
             return;
         }
         if (content.type === 'profile') {
-            await messenger.store.saveContact({ ...contact, avatar: content.avatar });
-            messenger.emit('contacts');
+            await this.applyProfile(contact, content.avatar);
             return;
         }
         if (content.type === 'checkpoint') return;
         if (await messenger.store.message(sender, sender, id)) return;
-        await messenger.store.saveMessage({
+        const message = {
             conversation: sender,
             id,
             sender,
@@ -120,9 +120,50 @@ export class Receiving {
             expiresAt,
             content,
             read: false,
-        });
+        };
+        const fetched = content.type === 'attachment' ? await this.fetchAttachment(message) : {};
+        await messenger.store.saveMessage({ ...message, ...fetched });
         messenger.emit('conversation', sender);
         if (MessageContent.wantsReceipt(content)) await messenger.sendReceipt(sender, 'delivered', [{ sender, id }]);
+    }
+
+    /**
+     * Downloads, checks and keeps a message's file. A failed check marks the message `corrupt` (the chat says so
+     * and shows nothing of it); a relay that cannot hand the blob over marks it `unavailable`.
+     * @returns {Promise<{corrupt?: true, unavailable?: string}>} what to record on the message
+     */
+    async fetchAttachment(message) {
+        try {
+            const bytes = await this.messenger.attachments.receive(message.content);
+            await this.messenger.store.saveAttachment(message, bytes);
+            return {};
+        } catch (error) {
+            return error.code === 'attachment_corrupt' ? { corrupt: true } : { unavailable: error.message };
+        }
+    }
+
+    /**
+     * A preset is kept as it is; a picture is downloaded and kept only if it is a PNG or JPEG of at most 64 KiB
+     * (the avatar rule), under `avatar/TOKEN`. The contact record (kept in clear) names only the picture's type.
+     */
+    async applyProfile(contact, avatar) {
+        const { messenger } = this;
+        let kept = { preset: avatar.preset };
+        if (avatar.preset === undefined) {
+            try {
+                const bytes = await messenger.attachments.receive(avatar.image);
+                if (AvatarImage.problem(bytes) !== null) return;
+                const mediaType = AvatarImage.mediaType(bytes);
+                await messenger.store.saveAttachment(`avatar/${contact.token}`, bytes);
+                messenger.attachments.revoke(`avatar/${contact.token}`);
+                kept = { image: { mediaType } };
+            } catch {
+                return;
+            }
+        }
+        await messenger.store.saveContact({ ...(await messenger.store.contact(contact.token)), avatar: kept });
+        messenger.emit('contacts');
+        messenger.emit('conversation', contact.token);
     }
 
     async applyReceipt(peer, receipt) {
@@ -149,6 +190,9 @@ export class Receiving {
 
     async sweepExpired() {
         const expired = await this.messenger.store.deleteExpired();
+        for (const message of expired) {
+            this.messenger.attachments.revoke(`${message.conversation}/${message.sender}/${message.id}`.toLowerCase());
+        }
         for (const peer of new Set(expired.map((message) => message.conversation))) {
             await this.messenger.note(peer, 'a disappearing message expired');
         }

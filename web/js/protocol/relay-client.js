@@ -94,6 +94,48 @@ export class RelayClient {
         return this.call('POST', '/v1/messages/ack', { body: { messages }, authenticated: true });
     }
 
+    /** `POST /v1/blobs`: announces `size` encrypted bytes only `recipients` (tokens) may fetch; the blob's status. */
+    createBlob({ size, recipients }) {
+        const body = { size, recipients: recipients.map(String) };
+        return this.call('POST', '/v1/blobs', { body, authenticated: true });
+    }
+
+    /** `HEAD /v1/blobs/{id}`: the bytes the relay holds (`offset`) of the blob's `length`. */
+    async blobOffset(id) {
+        const answer = await this.binary('HEAD', `/v1/blobs/${id}`);
+        const offset = integerHeader(answer.headers, 'Upload-Offset');
+        const length = integerHeader(answer.headers, 'Upload-Length');
+        if (offset === null || length === null) {
+            throw new RelayError('invalid_response', `HEAD of blob ${id} answered without its offset`);
+        }
+        return { offset, length };
+    }
+
+    /**
+     * `PATCH /v1/blobs/{id}` with one chunk (at most 1 MiB) at `offset`; the relay's new offset.
+     * @throws {RelayError} `blob_offset_mismatch` when the relay holds another offset
+     */
+    async uploadChunk(id, bytes, offset) {
+        const answer = await this.binary('PATCH', `/v1/blobs/${id}`, {
+            headers: { 'Upload-Offset': String(offset), 'Content-Type': 'application/octet-stream' },
+            body: bytes,
+        });
+        const next = integerHeader(answer.headers, 'Upload-Offset');
+        if (next === null) throw new RelayError('invalid_response', `PATCH of blob ${id} answered without an offset`);
+        return next;
+    }
+
+    /** `GET /v1/blobs/{id}` from byte `from` (a `Range` when not 0): the bytes the relay sent. */
+    async downloadBlob(id, { from = 0 } = {}) {
+        const headers = from > 0 ? { Range: `bytes=${from}-` } : {};
+        return (await this.binary('GET', `/v1/blobs/${id}`, { headers })).bytes;
+    }
+
+    /** `POST /v1/blobs/{id}/ack`: this account has the blob (the relay deletes it once every recipient has it). */
+    acknowledgeBlob(id) {
+        return this.call('POST', `/v1/blobs/${id}/ack`, { authenticated: true });
+    }
+
     /** `POST /v1/restore/parameters`: the scrypt salt and cost of `nickname`'s secret. */
     restoreParameters(nickname) {
         return this.call('POST', '/v1/restore/parameters', { body: { nickname: String(nickname) } });
@@ -147,6 +189,45 @@ export class RelayClient {
         throw new RelayError(code, json?.error?.message ?? `${method} ${path} failed (${response.status})`,
             response.status);
     }
+
+    /**
+     * An authenticated call with bytes in and out (the blob API), renewing an expired session once.
+     * @returns {Promise<{status: number, headers: Headers, bytes: Uint8Array}>}
+     * @throws {RelayError} the relay's refusal (its JSON error), or `relay_unreachable`
+     */
+    async binary(method, path, { headers = {}, body, retried = false } = {}) {
+        const authorization = `Bearer ${await this.currentSession()}`;
+        let response;
+        try {
+            response = await this.fetch(`${this.baseURL}${path}`, {
+                method, headers: { ...headers, Authorization: authorization }, body, cache: 'no-store',
+            });
+        } catch (error) {
+            throw new RelayError('relay_unreachable', `the relay did not answer ${method} ${path}: ${error.message}`);
+        }
+        const bytes = method === 'HEAD' ? new Uint8Array(0) : new Uint8Array(await response.arrayBuffer());
+        if (response.ok) return { status: response.status, headers: response.headers, bytes };
+        let error = null;
+        try {
+            error = JSON.parse(new TextDecoder().decode(bytes)).error ?? null;
+        } catch {
+            // A HEAD refusal has no body: the status says enough.
+        }
+        const code = error?.code ?? (response.status === 404 ? 'unknown_blob' : 'invalid_response');
+        if (!retried && response.status === 401 && (code === 'invalid_session' || error === null)) {
+            this.invalidateSession();
+            return this.binary(method, path, { headers, body, retried: true });
+        }
+        const refusal = new RelayError(code, error?.message ?? `${method} ${path} failed (${response.status})`,
+            response.status);
+        refusal.uploadOffset = integerHeader(response.headers, 'Upload-Offset');
+        throw refusal;
+    }
+}
+
+function integerHeader(headers, name) {
+    const text = headers?.get?.(name);
+    return text !== null && text !== undefined && /^\d+$/.test(text) ? Number(text) : null;
 }
 
 function bytesField(text, what) {

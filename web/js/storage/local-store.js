@@ -7,6 +7,8 @@
  *   the user's acceptance; public data, kept in clear.
  * - `messages`: each message sealed by the `StorageKey`; only the conversation and the time are in clear, for the
  *   index. A disappearing message is deleted at its `expiresAt`.
+ * - `attachments`: the decrypted bytes of a message's attachment (or a contact's avatar picture), sealed by the
+ *   `StorageKey` under the message's key, so a reload still shows them; deleted with their message.
  *
  * `forget()` (logout) deletes the whole database.
  */
@@ -14,7 +16,7 @@
 import { StorageKey } from './storage-key.js';
 
 const databaseName = 'wots';
-const version = 1;
+const version = 2;
 
 export class LocalStore {
     constructor(database) {
@@ -24,13 +26,16 @@ export class LocalStore {
 
     static async open() {
         const database = await request(indexedDB.open(databaseName, version), (open) => {
-            open.onupgradeneeded = () => {
+            open.onupgradeneeded = (event) => {
                 const db = open.result;
-                db.createObjectStore('account');
-                db.createObjectStore('contacts', { keyPath: 'token' });
-                const messages = db.createObjectStore('messages', { keyPath: 'key' });
-                messages.createIndex('conversation', ['conversation', 'at']);
-                messages.createIndex('expiresAt', 'expiresAt');
+                if (event.oldVersion < 1) {
+                    db.createObjectStore('account');
+                    db.createObjectStore('contacts', { keyPath: 'token' });
+                    const messages = db.createObjectStore('messages', { keyPath: 'key' });
+                    messages.createIndex('conversation', ['conversation', 'at']);
+                    messages.createIndex('expiresAt', 'expiresAt');
+                }
+                if (event.oldVersion < 2) db.createObjectStore('attachments');
             };
         });
         // Another tab's logout deletes the database: this connection steps aside instead of blocking it.
@@ -114,13 +119,30 @@ export class LocalStore {
         return Promise.all(records.map((record) => this.storageKey.open(`message/${record.key}`, record.sealed)));
     }
 
-    /** Deletes every message whose `expiresAt` has passed; returns them (their conversation, sender and id). */
+    /** Deletes every message whose `expiresAt` has passed, with its attachment; returns them (their conversation,
+     *  sender and id). */
     async deleteExpired(now = Date.now()) {
         const records = await this.getAll('messages', IDBKeyRange.upperBound(now), 'expiresAt');
         const open = (record) => this.storageKey.open(`message/${record.key}`, record.sealed);
         const expired = await Promise.all(records.map(open));
         await Promise.all(records.map((record) => this.delete('messages', record.key)));
+        await Promise.all(records.map((record) => this.delete('attachments', record.key)));
         return expired;
+    }
+
+    // Attachments: decrypted bytes beside their message (`owner`: `{conversation, sender, id}`), or a contact's
+    // avatar picture (`owner`: `avatar/TOKEN`).
+
+    async saveAttachment(owner, bytes) {
+        const key = attachmentKey(owner);
+        await this.put('attachments', await this.storageKey.sealBytes(`attachment/${key}`, bytes), key);
+    }
+
+    /** The bytes kept for `owner`, or null. */
+    async attachment(owner) {
+        const key = attachmentKey(owner);
+        const record = await this.get('attachments', key);
+        return record ? this.storageKey.openBytes(`attachment/${key}`, record) : null;
     }
 
     // IndexedDB, promised
@@ -147,11 +169,20 @@ export class LocalStore {
     }
 }
 
+function attachmentKey(owner) {
+    if (typeof owner === 'string') return owner;
+    return `${owner.conversation}/${owner.sender}/${owner.id}`.toLowerCase();
+}
+
 function request(idbRequest, prepare) {
     return new Promise((resolve, reject) => {
         prepare?.(idbRequest);
         idbRequest.onsuccess = () => resolve(idbRequest.result);
         idbRequest.onerror = () => reject(idbRequest.error);
-        idbRequest.onblocked = () => resolve(undefined);
+        // A deletion another tab blocks goes ahead when that tab closes; an upgrade (version 1 to 2) waits for it,
+        // since other tabs close their connection on `versionchange`.
+        if (!(idbRequest instanceof IDBOpenDBRequest) || !idbRequest.onupgradeneeded) {
+            idbRequest.onblocked = () => resolve(undefined);
+        }
     });
 }

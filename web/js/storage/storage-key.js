@@ -46,6 +46,21 @@ export class StorageKey {
         return JSON.parse(fromUTF8(new Uint8Array(plain)));
     }
 
+    /** Seals bytes (an attachment) under `name`, as `seal` does a JSON value. */
+    async sealBytes(name, bytes) {
+        const nonce = randomBytes(12);
+        const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: utf8(name) },
+            this.key, bytes);
+        return { nonce, sealed: new Uint8Array(sealed) };
+    }
+
+    /** Opens what `sealBytes` made under the same name. */
+    async openBytes(name, { nonce, sealed }) {
+        const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce, additionalData: utf8(name) },
+            this.key, sealed);
+        return new Uint8Array(plain);
+    }
+
     toString() {
         return 'StorageKey(AES-256-GCM, not extractable)';
     }

@@ -1,5 +1,7 @@
 /** Register and restore: the two ways into an account, both deriving the secret's keys in a worker. */
 
+import { AvatarImage } from '../content/avatar-image.js';
+import { toBase64 } from '../crypto/bytes.js';
 import { registerAccount, restoreAccount } from '../messenger/account.js';
 import { avatarPicture, avatarPresets, field, h, replace } from './dom.js';
 
@@ -39,11 +41,42 @@ export function registerView(app) {
         avatarPresets.map((preset, index) => {
             const input = h('input', {
                 type: 'radio', name: 'avatar', value: preset, id: `avatar-${preset}`, checked: index === 0,
-                onchange: () => { chosen = preset; },
+                onchange: () => {
+                    chosen = preset;
+                    clearPicture();
+                },
             });
             return h('label', { for: `avatar-${preset}`, class: 'preset', title: preset },
                 input, avatarPicture(preset), h('span', {}, preset));
         }));
+    let picture = null;
+    const pictureInput = h('input', { type: 'file', name: 'avatar-image', accept: 'image/png,image/jpeg' });
+    const pictureError = h('p', { class: 'picture-error', role: 'alert' });
+    const preview = h('span', { class: 'avatar-preview' });
+    const clearPicture = () => {
+        picture = null;
+        pictureInput.value = '';
+        const old = preview.querySelector('img')?.src;
+        if (old) URL.revokeObjectURL(old);
+        replace(preview);
+    };
+    pictureInput.addEventListener('change', async () => {
+        const file = pictureInput.files?.[0];
+        pictureError.textContent = '';
+        if (!file) return;
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        const problem = AvatarImage.problem(bytes);
+        if (problem !== null) {
+            clearPicture();
+            pictureError.textContent = problem;
+            return;
+        }
+        clearPicture();
+        picture = bytes;
+        const url = URL.createObjectURL(new Blob([bytes], { type: AvatarImage.mediaType(bytes) }));
+        replace(preview, h('img', { src: url, alt: 'your chosen avatar', class: 'avatar avatar-image', width: '40',
+            height: '40' }));
+    });
     const progress = progressBar();
     const error = errorLine();
     const submit = h('button', { type: 'submit' }, 'Create account');
@@ -63,7 +96,7 @@ export function registerView(app) {
                 const messenger = await registerAccount({
                     nickname: nickname.value,
                     secret: secret.value,
-                    avatar: { preset: chosen },
+                    avatar: picture ? { image: toBase64(picture) } : { preset: chosen },
                     onProgress: progress.update,
                 });
                 app.onAccount(messenger);
@@ -81,7 +114,11 @@ export function registerView(app) {
     field('Nickname', nickname, '3–32 letters, digits, _ . -'),
     field('Secret', secret, 'At least 8 characters. Nobody can recover it for you.'),
     field('Secret again', again),
-    h('fieldset', {}, h('legend', {}, 'Avatar'), presets),
+    h('fieldset', {}, h('legend', {}, 'Avatar'), presets,
+        h('div', { class: 'picture' },
+            field('Or your own picture', pictureInput, 'PNG or JPEG, at most 64 KiB. Only your contacts get it.'),
+            preview),
+        pictureError),
     progress.node, error, submit,
     h('p', {}, 'Already registered? ', h('a', { href: '#restore' }, 'Restore your account')));
     replace(app.root, form);

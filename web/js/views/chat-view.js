@@ -1,11 +1,14 @@
 /**
- * One conversation: messages with sent/delivered/read marks, live delivery, typing, the disappearing timer, the
- * safety number as digits, and the key-change warning that blocks sending until the user accepts the new key.
+ * One conversation: messages with sent/delivered/read marks, attachments (sent with a file input and a progress
+ * bar), live delivery, typing, the disappearing timer, the safety number as digits (and a QR code of them), and the
+ * key-change warning that blocks sending until the user accepts the new key.
  */
 
 import { MessageContent } from '../content/message-content.js';
 import { describe } from './account-views.js';
-import { avatarPicture, field, formatTime, h, replace } from './dom.js';
+import { attachmentBody, contactAvatar } from './attachment-views.js';
+import { field, formatTime, h, replace } from './dom.js';
+import { safetyNumberQR } from './qr-code.js';
 
 const marks = { sending: '…', sent: '✓', delivered: '✓✓', read: '✓✓ read', failed: 'not sent' };
 const markNames = { sending: 'sending', sent: 'sent', delivered: 'delivered', read: 'read', failed: 'not sent' };
@@ -32,8 +35,14 @@ export async function chatView(app, peer) {
     const typing = h('p', { class: 'typing', 'aria-live': 'polite' });
     const banner = h('div', { class: 'key-change', role: 'alert', hidden: true });
     const safety = h('p', { class: 'safety-number', dataset: { testid: 'safety-number' } });
+    const qrSlot = h('div', { class: 'qr-slot', dataset: { testid: 'safety-qr' } });
     const text = h('textarea', { name: 'message', rows: '2', required: true });
     const send = h('button', { type: 'submit' }, 'Send');
+    const attach = h('input', { type: 'file', name: 'attachment', class: 'attach' });
+    const upload = h('progress', { max: '1', value: '0', id: `upload-${peer}` });
+    const uploadLabel = h('label', { for: upload.id }, '');
+    const uploading = h('div', { class: 'field uploading', hidden: true }, uploadLabel, upload);
+    const avatarSlot = h('span', { class: 'avatar-slot' });
     const timer = h('select', { name: 'timer' },
         timers.map(([seconds, name]) => h('option', { value: String(seconds) }, name)));
     timer.value = String(contact.disappearAfter ?? 0);
@@ -42,10 +51,17 @@ export async function chatView(app, peer) {
     const refresh = async () => {
         contact = await messenger.store.contact(peer);
         const messages = await messenger.messages(peer);
+        const items = await Promise.all(messages.map((message) => messageItem(messenger, message)));
+        const avatar = await contactAvatar(messenger, contact);
         const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 40;
-        replace(list, messages.map(messageItem));
+        replace(list, items);
+        replace(avatarSlot, avatar);
         if (atBottom) list.scrollTop = list.scrollHeight;
-        safety.textContent = (await messenger.safetyNumber(contact)).toString();
+        const digits = (await messenger.safetyNumber(contact)).toString();
+        if (digits !== safety.textContent) {
+            safety.textContent = digits;
+            replace(qrSlot, await safetyNumberQR(digits));
+        }
         if (contact.changedKeys) {
             const changed = (await messenger.safetyNumber(contact, { changed: true })).toString();
             replace(banner,
@@ -63,6 +79,7 @@ export async function chatView(app, peer) {
         if (document.activeElement !== timer) timer.value = String(contact.disappearAfter ?? 0);
         send.disabled = Boolean(contact.changedKeys);
         text.disabled = Boolean(contact.changedKeys);
+        attach.disabled = Boolean(contact.changedKeys) || messenger.sendVersion < 2 || !uploading.hidden;
         if (document.visibilityState === 'visible') await messenger.markRead(peer);
     };
     const accept = async () => {
@@ -91,6 +108,26 @@ export async function chatView(app, peer) {
             form.requestSubmit();
         }
     });
+    attach.addEventListener('change', async () => {
+        const file = attach.files?.[0];
+        if (!file) return;
+        attach.value = '';
+        error.textContent = '';
+        uploadLabel.textContent = `Uploading ${file.name}`;
+        upload.value = 0;
+        uploading.hidden = false;
+        attach.disabled = true;
+        try {
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            await messenger.sendAttachment(peer, { name: file.name, mediaType: file.type, bytes },
+                (done, total) => { upload.value = total ? done / total : 1; });
+        } catch (failure) {
+            error.textContent = describe(failure);
+        } finally {
+            uploading.hidden = true;
+            await refresh();
+        }
+    });
     timer.addEventListener('change', async () => {
         try {
             await messenger.setDisappearAfter(peer, Number(timer.value));
@@ -116,6 +153,7 @@ export async function chatView(app, peer) {
             text.focus();
         },
     }, field('Message', text), send);
+    const attachField = field('Attach a file', attach, 'Encrypted here, then uploaded; pictures show inline.');
 
     const onConversation = (event) => {
         if (event.detail === peer) refresh();
@@ -139,14 +177,14 @@ export async function chatView(app, peer) {
     replace(app.root, h('section', { class: 'chat', 'aria-labelledby': 'chat-title' },
         h('header', { class: 'chat-head' },
             h('a', { href: '#home', class: 'back', 'aria-label': 'Back to conversations' }, '←'),
-            avatarPicture(contact.avatar?.preset, contact.nickname),
+            avatarSlot,
             h('h2', { id: 'chat-title' }, contact.nickname),
             h('details', { class: 'verify' }, h('summary', {}, 'Safety number'),
                 h('p', {}, 'Compare these digits with what they see for you. '
                     + 'The same on both sides: nobody is in between.'),
-                safety),
+                safety, qrSlot),
             h('div', { class: 'timer' }, field('Disappearing messages', timer))),
-        banner, list, typing, error, form));
+        banner, list, typing, error, form, h('div', { class: 'attachments' }, attachField, uploading)));
     await refresh();
     text.focus();
     return () => {
@@ -158,16 +196,18 @@ export async function chatView(app, peer) {
     };
 }
 
-function messageItem(message) {
+async function messageItem(messenger, message) {
     if (message.direction === 'note') {
         return h('li', { class: 'note' }, message.content.text);
     }
     const { content } = message;
-    const body = content.type === 'text' ? content.text
+    const text = content.type === 'text' ? content.text
         : MessageContent.isKnown(content) ? `(${content.type})` : `unsupported message (${content.type})`;
+    const body = content.type === 'attachment' ? await attachmentBody(messenger, message)
+        : h('p', { class: 'body' }, text);
     const outgoing = message.direction === 'out';
     return h('li', { class: outgoing ? 'out' : 'in', dataset: { id: message.id, status: message.status ?? '' } },
-        h('p', { class: 'body' }, body),
+        body,
         h('small', { class: 'meta' },
             h('time', { datetime: new Date(message.sentAt).toISOString() }, formatTime(message.sentAt)),
             message.expiresAt ? h('span', { title: 'disappears', 'aria-label': 'disappearing' }, ' ⏱') : null,

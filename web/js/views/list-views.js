@@ -1,6 +1,7 @@
 /** The conversation list and the directory (search, cursor paging); both open a chat. */
 
 import { describe } from './account-views.js';
+import { contactAvatar } from './attachment-views.js';
 import { avatarPicture, field, h, replace } from './dom.js';
 
 /** @param {{root: HTMLElement, messenger: import('../messenger/messenger.js').Messenger}} app */
@@ -19,12 +20,13 @@ export async function conversationsView(app) {
 async function drawConversations(app) {
     const { messenger } = app;
     const contacts = await messenger.conversations();
+    const avatars = await Promise.all(contacts.map((contact) => contactAvatar(messenger, contact)));
     const list = h('ul', { class: 'list', 'aria-label': 'Conversations' },
         contacts.length === 0
             ? h('li', { class: 'empty' }, 'No conversations yet. Find someone in the directory.') : null,
-        contacts.map((contact) => h('li', {},
+        contacts.map((contact, index) => h('li', {},
             h('a', { href: `#chat/${contact.token}`, class: 'row', dataset: { nickname: contact.nickname } },
-                avatarPicture(contact.avatar?.preset, contact.nickname),
+                avatars[index],
                 h('span', { class: 'name' }, contact.nickname),
                 contact.changedKeys ? h('span', { class: 'badge warning' }, 'key changed') : null))));
     replace(app.root, h('section', { class: 'card', 'aria-labelledby': 'conversations-title' },
