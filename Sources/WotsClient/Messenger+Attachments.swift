@@ -24,7 +24,6 @@ extension Messenger {
         let history = try self.openHistory(unlocked)
         _ = try self.removeExpired(from: history, now: self.configuration.now())
         if let disappearAfter {
-            try history.setDisappearAfter(Int(disappearAfter), with: recipient.entry.token)
             _ = try await self.send(
                 .settings(disappearAfter: disappearAfter),
                 to: recipient,

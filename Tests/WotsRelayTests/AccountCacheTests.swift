@@ -87,7 +87,7 @@ import WotsTesting
             group.addTask { try await cache.run() }
             while bus.subscriberCount(for: AccountChanged.self) == 0 { await Task.yield() }
             bus.publish(AccountChanged(token: alice.token, isFromAnotherProcess: true))
-            let deadline = ContinuousClock.now + .seconds(2)
+            let deadline = ContinuousClock.now + .seconds(30)
             while try await cache.entry(token: alice.token)?.fingerprint != carol.fingerprint,
                 ContinuousClock.now < deadline
             {
