@@ -24,8 +24,14 @@ struct LiveRelay: Sendable {
 
     /// - Parameter clock: the relay's clock (its calendar time starts now and moves as far as the clock does);
     ///   default real time.
-    static func run(clock: ManualClock? = nil, _ body: @Sendable (LiveRelay) async throws -> Void) async throws {
+    /// - Parameter sessionLifetime: how long a login lasts; default the relay's (an hour).
+    static func run(
+        clock: ManualClock? = nil,
+        sessionLifetime: Duration? = nil,
+        _ body: @Sendable (LiveRelay) async throws -> Void
+    ) async throws {
         var configuration = RelayConfiguration()
+        if let sessionLifetime { configuration.sessionLifetime = sessionLifetime }
         configuration.port = 0
         configuration.sendRate = .unlimited
         configuration.registrationRate = .unlimited
