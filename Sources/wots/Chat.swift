@@ -53,8 +53,11 @@ struct Chat: AsyncParsableCommand {
             ),
             input: {
                 if Terminal.stdinIsTerminal { tcflush(STDIN_FILENO, TCIFLUSH) }
+                // The terminal is in key mode before the chat says it is open: a Ctrl-D typed in the canonical mode
+                // it leaves would be taken by the line discipline and never reach the reader.
+                let lines = ChatInputReader.open()
                 if Terminal.stderrIsTerminal { Terminal.note("chatting with \(nickname); Ctrl-D ends") }
-                return ChatInputReader.open()
+                return lines
             },
             status: { Terminal.status($0, url: url) },
             event: { await display.show($0) },
