@@ -67,6 +67,33 @@ import WotsTesting
         }
     }
 
+    @Test func aFileSentFromAConversationUnderATimerTakesTheTimerToItsBlob() async throws {
+        try await LiveRelay.run { relay in
+            let alice = try await relay.account(TestIdentities.alice)
+            let bob = try await relay.account(TestIdentities.bob)
+            _ = try await alice.send("files vanish here", to: TestIdentities.bob.nickname, disappearAfter: 60)
+            let file = relay.folder.url.appendingPathComponent("plan.txt")
+            try Data("meet at noon".utf8).write(to: file)
+            let keeper = try ConversationKeeper(
+                messenger: alice,
+                unlocked: try await alice.unlock(),
+                readReceipts: true
+            )
+            let sent = try await keeper.sendFile(at: file.path, to: TestIdentities.bob.token)
+
+            var received: [ReceivedMessage] = []
+            _ = try await bob.inbox(keep: true, show: { received.append($0) })
+            let message = try #require(received.first { $0.id == sent.id })
+            let expiresAt = try #require(message.expiresAt)
+            let reference = try #require(message.attachment)
+            let blob = try #require(try await relay.relay.storage.blobs.blob(try BlobID(reference.blob)))
+            #expect(
+                (blob.expiresAt.timeIntervalSince1970 * 1000).rounded()
+                    == (expiresAt.timeIntervalSince1970 * 1000).rounded()
+            )
+        }
+    }
+
     @Test func aFileWithoutATimerLeavesItsBlobTheRelaysUsualExpiry() async throws {
         try await LiveRelay.run { relay in
             let alice = try await relay.account(TestIdentities.alice)
