@@ -31,16 +31,21 @@ extension Messenger {
                 history: history
             )
         }
+        // Sealed with the time taken before the upload, so the blob's expiry is exactly the message's.
+        let sentAt = Date()
+        let timer = try history.disappearAfter(with: recipient.entry.token)
         let reference = try await self.uploadAttachment(
             at: path,
             caption: caption,
             for: recipient.entry.token,
+            expiresAt: Self.expiry(sentAt: sentAt, disappearAfter: timer),
             progress: progress
         )
         let sent = try await self.send(
             .attachment(reference),
             to: recipient,
             messageID: messageID,
+            sentAt: sentAt,
             as: unlocked,
             history: history
         )
@@ -48,11 +53,22 @@ extension Messenger {
         return sent
     }
 
+    /// The `expiresAt` of a message sealed at `sentAt` under a timer of `disappearAfter` seconds, to the millisecond
+    /// its envelope carries; nil without a timer.
+    static func expiry(sentAt: Date, disappearAfter: Int) -> Date? {
+        guard disappearAfter > 0 else { return nil }
+        let sentAtMilliseconds = (sentAt.timeIntervalSince1970 * 1000).rounded(.down)
+        return Date(timeIntervalSince1970: (sentAtMilliseconds + Double(disappearAfter) * 1000) / 1000)
+    }
+
     /// Encrypts to a temporary file, announces the blob and uploads it.
+    /// - Parameter expiresAt: the expiry of the message that will carry it: the relay deletes the blob then at the
+    ///   latest.
     func uploadAttachment(
         at path: String,
         caption: String?,
         for recipient: Token,
+        expiresAt: Date? = nil,
         progress: TransferProgress?
     ) async throws -> AttachmentReference {
         let name = URL(fileURLWithPath: path).lastPathComponent
@@ -70,7 +86,11 @@ extension Messenger {
         defer { try? FileManager.default.removeItem(atPath: sealedFile) }
         let cipher = try AttachmentCipher.random()
         let sealed = try cipher.encrypt(fileAt: path, to: sealedFile)
-        let blob = try await self.relay.createBlob(size: sealed.encryptedSize, recipients: [recipient])
+        let blob = try await self.relay.createBlob(
+            size: sealed.encryptedSize,
+            recipients: [recipient],
+            expiresAt: expiresAt
+        )
         try await self.relay.uploadBlob(blob.id, from: sealedFile, progress: progress)
         return try AttachmentReference(
             blob: blob.id.description,

@@ -118,10 +118,13 @@ extension Messenger {
 
     /// Seals `content` under the conversation's disappearing timer, posts it, and keeps a text or an attachment in
     /// `history` as `sent`; a `settings` message (which never disappears) sets the conversation's timer first.
+    /// - Parameter sentAt: the envelope's `sentAt` (its `expiresAt` counts from it); an attachment's is taken before
+    ///   its upload, so its blob expires with it.
     func send(
         _ content: MessageContent,
         to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
         messageID: UUID = UUID(),
+        sentAt: Date = Date(),
         as unlocked: Unlocked,
         history: ConversationHistory
     ) async throws -> SentMessage {
@@ -154,6 +157,7 @@ extension Messenger {
             envelope = try Envelope.seal(
                 plaintext: try body.encoded(),
                 messageID: messageID,
+                sentAt: sentAt,
                 from: unlocked.token,
                 identity: unlocked.identity,
                 to: entry.token,

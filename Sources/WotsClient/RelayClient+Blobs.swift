@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Foundation
+public import Foundation
 import NIOCore
 import NIOHTTP1
 public import WotsCore
@@ -13,12 +13,13 @@ extension RelayClient {
     /// Attempts after an upload or download is cut off before giving up.
     static let transferRetries = 5
 
-    /// `POST /v1/blobs` (authenticated): announces `size` encrypted bytes for these recipients.
-    public func createBlob(size: Int64, recipients: [Token]) async throws -> BlobStatus {
+    /// `POST /v1/blobs` (authenticated): announces `size` encrypted bytes for these recipients, to be deleted at
+    /// `expiresAt` at the latest (the expiry of the disappearing message that carries it).
+    public func createBlob(size: Int64, recipients: [Token], expiresAt: Date? = nil) async throws -> BlobStatus {
         try await self.call(
             .POST,
             "/v1/blobs",
-            body: CreateBlobRequest(size: size, recipients: recipients),
+            body: CreateBlobRequest(size: size, recipients: recipients, expiresAt: expiresAt),
             authenticated: true
         )
     }

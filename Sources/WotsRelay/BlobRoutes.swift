@@ -17,6 +17,8 @@ struct BlobRoutes: Sendable {
     /// The per-account send limiter: announcing a blob counts as a send, so nobody fills the database with rows of
     /// tiny blobs faster than with messages.
     let limiter: TokenBucketLimiter
+    /// The time expiries are set and judged by.
+    let clock: RelayClock
 
     func register(on group: RouterGroup<RelayRequestContext>) {
         group.post("/blobs") { request, context in
@@ -59,14 +61,21 @@ struct BlobRoutes: Sendable {
                     + "\(self.configuration.maximumBlobSize) bytes"
             )
         }
-        let now = Date()
+        let now = self.clock.date()
+        if let latest = body.expiresAt, latest <= now {
+            throw WotsError(
+                .messageExpired,
+                "expiresAt \(latest.formatted(.iso8601)) is not after the relay's time \(now.formatted(.iso8601))"
+            )
+        }
         let blob = NewBlob(
             id: try BlobID(bytes: SecureRandom.bytes(16)),
             uploader: uploader,
             size: body.size,
             recipients: body.recipients,
             createdAt: now,
-            expiresAt: now.addingTimeInterval(self.configuration.unfinishedBlobLifetime.seconds)
+            expiresAt: now.addingTimeInterval(self.configuration.unfinishedBlobLifetime.seconds),
+            latestExpiry: body.expiresAt
         )
         try await self.storage.blobs.create(blob, quota: self.configuration.blobQuota)
         return try JSONBody.response(
@@ -92,7 +101,7 @@ struct BlobRoutes: Sendable {
             bytes,
             to: id,
             at: offset,
-            completedExpiry: Date().addingTimeInterval(self.configuration.messageRetention.seconds)
+            completedExpiry: self.clock.date().addingTimeInterval(self.configuration.messageRetention.seconds)
         )
         switch outcome {
         case .appended(let received):
@@ -146,7 +155,8 @@ struct BlobRoutes: Sendable {
 
     private func visibleBlob(_ id: BlobID, to caller: Token) async throws -> StoredBlob {
         // Past its expiry a blob is gone, whether or not the sweeper has deleted it yet.
-        guard let blob = try await self.storage.blobs.blob(id), blob.isVisible(to: caller), blob.expiresAt > Date()
+        guard let blob = try await self.storage.blobs.blob(id), blob.isVisible(to: caller),
+            blob.expiresAt > self.clock.date()
         else {
             throw Self.unknown(id)
         }

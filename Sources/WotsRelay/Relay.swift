@@ -127,7 +127,8 @@ public struct Relay: Sendable {
             storage: self.storage,
             configuration: self.configuration,
             metrics: self.metrics,
-            limiter: self.sendLimiter
+            limiter: self.sendLimiter,
+            clock: self.clock
         )
         .register(on: authenticated)
         return router

@@ -13,7 +13,8 @@ public protocol BlobRepository: Sendable {
     func blob(_ id: BlobID) async throws -> StoredBlob?
 
     /// Appends `bytes` (at most `maximumChunkSize`) at `offset`, in the transaction that advances the offset.
-    /// - Parameter completedExpiry: the expiry the blob gets when this append completes it.
+    /// - Parameter completedExpiry: the expiry the blob gets when this append completes it, or its `latestExpiry` when
+    ///   that is earlier.
     /// - Throws: `WotsError.unknownBlob` for an unknown id, `.blobTooLarge` when the bytes go past the blob's size.
     func append(_ bytes: [UInt8], to id: BlobID, at offset: Int64, completedExpiry: Date) async throws -> BlobAppend
 
@@ -44,16 +45,27 @@ public struct NewBlob: Sendable, Hashable {
     public var size: Int64
     public var recipients: [Token]
     public var createdAt: Date
-    /// When an unfinished upload is deleted.
+    /// When an unfinished upload is deleted (`latestExpiry` when that is earlier).
     public var expiresAt: Date
+    /// When the blob is deleted at the latest, complete or not (its message's expiry); nil for no such limit.
+    public var latestExpiry: Date?
 
-    public init(id: BlobID, uploader: Token, size: Int64, recipients: [Token], createdAt: Date, expiresAt: Date) {
+    public init(
+        id: BlobID,
+        uploader: Token,
+        size: Int64,
+        recipients: [Token],
+        createdAt: Date,
+        expiresAt: Date,
+        latestExpiry: Date? = nil
+    ) {
         self.id = id
         self.uploader = uploader
         self.size = size
         self.recipients = recipients
         self.createdAt = createdAt
-        self.expiresAt = expiresAt
+        self.expiresAt = latestExpiry.map { min($0, expiresAt) } ?? expiresAt
+        self.latestExpiry = latestExpiry
     }
 }
 
@@ -69,7 +81,10 @@ public struct StoredBlob: Sendable, Hashable {
     /// The recipients who acknowledged it, in token order.
     public var acknowledged: [Token]
     public var createdAt: Date
+    /// When the sweeper deletes it.
     public var expiresAt: Date
+    /// The latest it may be deleted, complete or not; nil for no such limit.
+    public var latestExpiry: Date?
 
     public init(
         id: BlobID,
@@ -79,7 +94,8 @@ public struct StoredBlob: Sendable, Hashable {
         recipients: [Token],
         acknowledged: [Token],
         createdAt: Date,
-        expiresAt: Date
+        expiresAt: Date,
+        latestExpiry: Date? = nil
     ) {
         self.id = id
         self.uploader = uploader
@@ -89,6 +105,12 @@ public struct StoredBlob: Sendable, Hashable {
         self.acknowledged = acknowledged
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.latestExpiry = latestExpiry
+    }
+
+    /// The expiry a completed blob gets: `completedExpiry`, or its `latestExpiry` when that is earlier.
+    public func expiry(onCompletion completedExpiry: Date) -> Date {
+        self.latestExpiry.map { min($0, completedExpiry) } ?? completedExpiry
     }
 
     /// Whether every byte was uploaded.

@@ -29,7 +29,8 @@ public final class InMemoryBlobRepository: BlobRepository {
                     recipients: Array(Set(blob.recipients)).sorted(),
                     acknowledged: [],
                     createdAt: blob.createdAt,
-                    expiresAt: blob.expiresAt
+                    expiresAt: blob.expiresAt,
+                    latestExpiry: blob.latestExpiry
                 )
             )
         }
@@ -50,7 +51,7 @@ public final class InMemoryBlobRepository: BlobRepository {
             }
             if !bytes.isEmpty { entry.chunks.append(BlobChunk(offset: offset, bytes: bytes)) }
             entry.blob.received += Int64(bytes.count)
-            if entry.blob.isComplete { entry.blob.expiresAt = completedExpiry }
+            if entry.blob.isComplete { entry.blob.expiresAt = entry.blob.expiry(onCompletion: completedExpiry) }
             entries[id] = entry
             return .appended(received: entry.blob.received)
         }

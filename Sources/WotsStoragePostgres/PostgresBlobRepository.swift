@@ -39,6 +39,12 @@ public struct PostgresBlobRepository: BlobRepository {
                 """,
                 logger: self.database.queryLogger
             )
+            if let latest = blob.latestExpiry.map(PostgresTime.stored) {
+                try await connection.query(
+                    "INSERT INTO blob_latest_expiries (blob_id, latest_expires_at) VALUES (\(id), \(latest))",
+                    logger: self.database.queryLogger
+                )
+            }
             try await connection.query(
                 "INSERT INTO blob_recipients (blob_id, recipient) SELECT \(id), unnest(\(recipients)::bytea[])",
                 logger: self.database.queryLogger
@@ -50,7 +56,10 @@ public struct PostgresBlobRepository: BlobRepository {
         let key = Data(id.bytes)
         let (rows, recipients) = try await self.database.withErrorMapping("read a blob") {
             let rows = try await self.database.client.query(
-                "SELECT uploader, size, received, created_at, expires_at FROM blobs WHERE id = \(key)",
+                """
+                SELECT uploader, size, received, created_at, expires_at, latest_expires_at
+                FROM blobs LEFT JOIN blob_latest_expiries ON blob_id = id WHERE id = \(key)
+                """,
                 logger: self.database.queryLogger
             ).collect()
             let recipients = try await self.database.client.query(
@@ -64,7 +73,9 @@ public struct PostgresBlobRepository: BlobRepository {
         }
         guard let row = rows.first else { return nil }
         do {
-            let (uploader, size, received, createdAt, expiresAt) = try row.decode((Data, Int64, Int64, Date, Date).self)
+            let (uploader, size, received, createdAt, expiresAt, latestExpiry) = try row.decode(
+                (Data, Int64, Int64, Date, Date, Date?).self
+            )
             let listed = try recipients.map { try $0.decode((Data, Bool).self) }
             return StoredBlob(
                 id: id,
@@ -74,7 +85,8 @@ public struct PostgresBlobRepository: BlobRepository {
                 recipients: try listed.map { try Token(bytes: Array($0.0)) },
                 acknowledged: try listed.filter(\.1).map { try Token(bytes: Array($0.0)) },
                 createdAt: PostgresTime.loaded(createdAt),
-                expiresAt: PostgresTime.loaded(expiresAt)
+                expiresAt: PostgresTime.loaded(expiresAt),
+                latestExpiry: latestExpiry.map(PostgresTime.loaded)
             )
         } catch {
             throw WotsError(.storageCorrupted, "the stored blob \(id) could not be decoded")
@@ -107,7 +119,9 @@ public struct PostgresBlobRepository: BlobRepository {
             try await connection.query(
                 """
                 UPDATE blobs SET received = \(now),
-                    expires_at = CASE WHEN \(now) = size THEN \(expiry) ELSE expires_at END
+                    expires_at = CASE WHEN \(now) = size THEN LEAST(
+                        \(expiry), (SELECT latest_expires_at FROM blob_latest_expiries WHERE blob_id = \(key))
+                    ) ELSE expires_at END
                 WHERE id = \(key)
                 """,
                 logger: self.database.queryLogger

@@ -34,6 +34,12 @@ public struct SQLiteBlobRepository: BlobRepository {
                     blob.createdAt.millisecondsSince1970, blob.expiresAt.millisecondsSince1970,
                 ]
             )
+            if let latest = blob.latestExpiry {
+                try db.execute(
+                    sql: "INSERT INTO blob_latest_expiries (blob_id, latest_expires_at_ms) VALUES (?, ?)",
+                    arguments: [Data(blob.id.bytes), latest.millisecondsSince1970]
+                )
+            }
             for recipient in Set(blob.recipients) {
                 try db.execute(
                     sql: "INSERT INTO blob_recipients (blob_id, recipient) VALUES (?, ?)",
@@ -51,7 +57,10 @@ public struct SQLiteBlobRepository: BlobRepository {
         guard
             let row = try Row.fetchOne(
                 db,
-                sql: "SELECT uploader, size, received, created_at_ms, expires_at_ms FROM blobs WHERE id = ?",
+                sql: """
+                    SELECT uploader, size, received, created_at_ms, expires_at_ms, latest_expires_at_ms
+                    FROM blobs LEFT JOIN blob_latest_expiries ON blob_id = id WHERE id = ?
+                    """,
                 arguments: [Data(id.bytes)]
             )
         else { return nil }
@@ -70,7 +79,8 @@ public struct SQLiteBlobRepository: BlobRepository {
                 try Token(databaseBytes: $0["recipient"])
             },
             createdAt: Date(millisecondsSince1970: row["created_at_ms"]),
-            expiresAt: Date(millisecondsSince1970: row["expires_at_ms"])
+            expiresAt: Date(millisecondsSince1970: row["expires_at_ms"]),
+            latestExpiry: (row["latest_expires_at_ms"] as Int64?).map(Date.init(millisecondsSince1970:))
         )
     }
 
@@ -82,7 +92,10 @@ public struct SQLiteBlobRepository: BlobRepository {
             guard
                 let row = try Row.fetchOne(
                     db,
-                    sql: "SELECT size, received FROM blobs WHERE id = ?",
+                    sql: """
+                        SELECT size, received, latest_expires_at_ms
+                        FROM blobs LEFT JOIN blob_latest_expiries ON blob_id = id WHERE id = ?
+                        """,
                     arguments: [Data(id.bytes)]
                 )
             else { throw WotsError(.unknownBlob, "no blob \(id)") }
@@ -98,9 +111,11 @@ public struct SQLiteBlobRepository: BlobRepository {
             )
             let now = offset + Int64(bytes.count)
             if now == size {
+                let latest: Int64? = row["latest_expires_at_ms"]
+                let completed = min(completedExpiry.millisecondsSince1970, latest ?? Int64.max)
                 try db.execute(
                     sql: "UPDATE blobs SET received = ?, expires_at_ms = ? WHERE id = ?",
-                    arguments: [now, completedExpiry.millisecondsSince1970, Data(id.bytes)]
+                    arguments: [now, completed, Data(id.bytes)]
                 )
             } else {
                 try db.execute(sql: "UPDATE blobs SET received = ? WHERE id = ?", arguments: [now, Data(id.bytes)])
@@ -170,6 +185,7 @@ public struct SQLiteBlobRepository: BlobRepository {
         for id in ids {
             try db.execute(sql: "DELETE FROM blob_chunks WHERE blob_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM blob_recipients WHERE blob_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM blob_latest_expiries WHERE blob_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM blobs WHERE id = ?", arguments: [id])
         }
     }

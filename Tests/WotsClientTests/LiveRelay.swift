@@ -19,6 +19,8 @@ struct LiveRelay: Sendable {
     let port: Int
     let folder: TemporaryFolder
     let relayID: [UInt8]
+    /// The relay itself, for what its storage holds.
+    let relay: Relay
 
     var url: String { "http://127.0.0.1:\(self.port)" }
 
@@ -56,7 +58,8 @@ struct LiveRelay: Sendable {
                     client: client,
                     port: try #require(client.port),
                     folder: folder,
-                    relayID: Array(try #require(Data(base64Encoded: relayID)))
+                    relayID: Array(try #require(Data(base64Encoded: relayID))),
+                    relay: relay
                 )
             )
         }

@@ -61,6 +61,9 @@ struct PortableCopyTests {
                 let blob = try #require(try await target.blobs.blob(try BlobID(bytes: Array(repeating: 7, count: 16))))
                 #expect(blob.isComplete && blob.acknowledged.count == 1)
                 #expect(try await target.blobs.chunk(of: blob.id, containing: 2) == BlobChunk(offset: 2, bytes: [2]))
+                let disappearing = try await target.blobs.blob(try BlobID(bytes: Array(repeating: 8, count: 16)))
+                #expect(disappearing?.latestExpiry == TestValues.time(1_800_000_000_000))
+                #expect(disappearing?.expiresAt == TestValues.time(1_800_000_000_000))
             }
         }
     }
@@ -160,6 +163,16 @@ private func populate(_ database: SQLiteDatabase, recipient: Token) async throws
         _ = try await blobs.append([UInt8(offset)], to: blob.id, at: Int64(offset), completedExpiry: blob.expiresAt)
     }
     _ = try await blobs.acknowledge(blob.id, by: gone.token)
+    let disappearing = NewBlob(
+        id: try BlobID(bytes: Array(repeating: 8, count: 16)),
+        uploader: alice.token,
+        size: 1,
+        recipients: [recipient],
+        createdAt: TestValues.time(),
+        expiresAt: TestValues.time(1_900_000_000_000),
+        latestExpiry: TestValues.time(1_800_000_000_000)
+    )
+    try await blobs.create(disappearing, quota: 100)
     _ = try await authentication.relayID(storingIfAbsent: TestValues.randomBytes(16))
     _ = try await authentication.relaySecret(named: "challenge-mac", storingIfAbsent: TestValues.randomBytes(32))
     return try await mailboxes.messages(for: recipient, after: 0, limit: 100)

@@ -15,12 +15,15 @@ extension ConversationKeeper {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw WotsError(.invalidInput, "\(path) is not a readable file")
         }
+        // Sealed with the time taken before the upload, so the blob's expiry is exactly the message's.
+        let sentAt = Date()
         let reference = try await self.messenger.uploadAttachment(
             at: path,
             caption: caption,
             for: peer,
+            expiresAt: Messenger.expiry(sentAt: sentAt, disappearAfter: try self.history.disappearAfter(with: peer)),
             progress: progress
         )
-        return try await self.send(.attachment(reference), to: peer)
+        return try await self.send(.attachment(reference), to: peer, sentAt: sentAt)
     }
 }

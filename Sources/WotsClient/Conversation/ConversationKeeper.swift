@@ -117,8 +117,14 @@ public actor ConversationKeeper {
 
     /// Seals `content` for `peer` (a pinned contact) under the conversation's timer and posts it; a text or an
     /// attachment is kept in the history as `sent`.
+    /// - Parameter sentAt: the envelope's `sentAt`, from which its timer counts.
     /// - Returns: the relay's receipt.
-    public func send(_ content: MessageContent, to peer: Token, messageID: UUID = UUID()) async throws -> SentMessage {
+    public func send(
+        _ content: MessageContent,
+        to peer: Token,
+        messageID: UUID = UUID(),
+        sentAt: Date = Date()
+    ) async throws -> SentMessage {
         guard let contact = try self.messenger.store.contactBook().contact(token: peer) else {
             throw WotsError(.unknownToken, "token \(peer) is not a contact on this machine")
         }
@@ -126,6 +132,7 @@ public actor ConversationKeeper {
             content,
             to: (contact.directoryEntry, false),
             messageID: messageID,
+            sentAt: sentAt,
             as: self.unlocked,
             history: self.history
         )

@@ -9,10 +9,14 @@ public struct CreateBlobRequest: Sendable, Hashable, Codable {
     public var size: Int64
     /// Who may download it (1–256 tokens).
     public var recipients: [Token]
+    /// When the message carrying it disappears: the relay deletes the blob then at the latest, finished or not.
+    /// Absent for a message without a timer. Must be in the future.
+    public var expiresAt: Date?
 
-    public init(size: Int64, recipients: [Token]) {
+    public init(size: Int64, recipients: [Token], expiresAt: Date? = nil) {
         self.size = size
         self.recipients = recipients
+        self.expiresAt = expiresAt
     }
 }
 
@@ -23,7 +27,8 @@ public struct BlobStatus: Sendable, Hashable, Codable {
     public var size: Int64
     /// Bytes uploaded so far (the next `Upload-Offset`).
     public var received: Int64
-    /// When the relay deletes it: 24 hours after creation while unfinished, the relay's retention once complete.
+    /// When the relay deletes it: 24 hours after creation while unfinished, the relay's retention once complete, never
+    /// after the `expiresAt` it was created with.
     public var expiresAt: Date
 
     public init(id: BlobID, size: Int64, received: Int64, expiresAt: Date) {

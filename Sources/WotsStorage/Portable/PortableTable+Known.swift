@@ -92,6 +92,11 @@ extension PortableTable {
             ]
         ),
         PortableTable(
+            "blob_latest_expiries",
+            primaryKey: [PortableColumn("blob_id", .bytes)],
+            others: [PortableColumn("latest_expires_at_ms", .milliseconds, postgresName: "latest_expires_at")]
+        ),
+        PortableTable(
             "blob_recipients",
             primaryKey: [PortableColumn("blob_id", .bytes), PortableColumn("recipient", .bytes)],
             others: [PortableColumn("acknowledged_at_ms", .milliseconds, postgresName: "acknowledged_at")]
