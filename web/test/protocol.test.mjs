@@ -144,6 +144,24 @@ describe('RelayClient (schema/openapi.yaml)', () => {
         await assert.rejects(client.binary('DELETE', `/v1/blobs/${id}`), (error) => error.code === 'unknown_blob');
     });
 
+    test('a disappearing file\'s blob is announced with its message\'s expiry, an ordinary one without', async () => {
+        const bodies = [];
+        const fetch = async (url, init) => {
+            bodies.push(JSON.parse(init.body));
+            return new Response(JSON.stringify({ id: 'aaaaaaaaaaaaaaaaaaaaaaaaaa', size: 9, received: 0 }),
+                { status: 201 });
+        };
+        const client = new RelayClient({ baseURL: 'http://relay.example', fetch });
+        client.session = 'session';
+        const token = 'psvnq2utkat2kvrmi2s4erjzcm';
+        await client.createBlob({ size: 9, recipients: [token], expiresAt: 1_800_000_000_123 });
+        await client.createBlob({ size: 9, recipients: [token] });
+        assert.deepEqual(bodies, [
+            { size: 9, recipients: [token], expiresAt: '2027-01-15T08:00:00.123Z' },
+            { size: 9, recipients: [token] },
+        ]);
+    });
+
     test('an unreachable relay is relay_unreachable', async () => {
         const fetch = async () => {
             throw new TypeError('refused');

@@ -40,19 +40,22 @@ export class Attachments {
                 `${contact.nickname}'s key changed: compare the new safety number and accept it first`);
         }
         contact = await messenger.introduce(contact);
-        const fields = await this.upload(contact, bytes, { name, mediaType }, onProgress);
+        // The message is dated before the upload, so a disappearing file's blob goes exactly when its message does.
+        const sentAt = Date.now();
+        const expiresAt = contact.disappearAfter ? sentAt + contact.disappearAfter * 1000 : undefined;
+        const fields = await this.upload(contact, bytes, { name, mediaType }, onProgress, expiresAt);
         const content = { type: 'attachment', ...fields };
         if (contact.disappearAfter) content.disappearAfter = contact.disappearAfter;
         const messageID = newMessageID();
         const owner = { conversation: contact.token, sender: messenger.account.token, id: messageID };
         await messenger.store.saveAttachment(owner, bytes);
-        return messenger.sendContent(contact, content, { keep: true, messageID });
+        return messenger.sendContent(contact, content, { keep: true, messageID, sentAt });
     }
 
     /** Encrypts `bytes` and uploads them for `contact`: the attachment fields a message carries. */
-    async upload(contact, bytes, { name, mediaType }, onProgress) {
+    async upload(contact, bytes, { name, mediaType }, onProgress, expiresAt) {
         const sealed = await AttachmentCipher.seal(bytes);
-        const blob = await BlobTransfer.send(this.messenger.relay, sealed.blob, [contact.token], onProgress);
+        const blob = await BlobTransfer.send(this.messenger.relay, sealed.blob, [contact.token], onProgress, expiresAt);
         return {
             blob, key: sealed.key, digest: sealed.digest, size: sealed.size, chunkSize: sealed.chunkSize,
             name: shortened(String(name)) || 'file', mediaType: shortened(mediaType || 'application/octet-stream'),

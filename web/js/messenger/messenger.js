@@ -210,11 +210,10 @@ export class Messenger extends EventTarget {
         });
     }
 
-    async sendContent(contact, content, { keep, messageID }) {
+    async sendContent(contact, content, { keep, messageID, sentAt = Date.now() }) {
         if (contact.changedKeys) {
             throw keyChanged(contact);
         }
-        const sentAt = Date.now();
         let envelope = await this.seal(contact, content, { sentAt, messageID });
         if (content.type === 'settings') {
             await this.applyTimer(contact.token, content.disappearAfter, sentAt, this.account.token);

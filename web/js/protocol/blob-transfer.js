@@ -18,10 +18,11 @@ export const BlobTransfer = Object.freeze({
      * Announces and uploads `blob` for `recipients`.
      * @param {import('./relay-client.js').RelayClient} relay
      * @param {(done: number, total: number) => void} [onProgress]
+     * @param {number} [expiresAt] milliseconds: when the relay deletes the blob (its disappearing message's expiry)
      * @returns {Promise<string>} the blob id
      */
-    async send(relay, blob, recipients, onProgress) {
-        const { id } = await relay.createBlob({ size: blob.length, recipients });
+    async send(relay, blob, recipients, onProgress, expiresAt) {
+        const { id } = await relay.createBlob({ size: blob.length, recipients, expiresAt });
         await BlobTransfer.upload(relay, id, blob, { onProgress });
         return id;
     },

@@ -94,9 +94,13 @@ export class RelayClient {
         return this.call('POST', '/v1/messages/ack', { body: { messages }, authenticated: true });
     }
 
-    /** `POST /v1/blobs`: announces `size` encrypted bytes only `recipients` (tokens) may fetch; the blob's status. */
-    createBlob({ size, recipients }) {
+    /**
+     * `POST /v1/blobs`: announces `size` encrypted bytes only `recipients` (tokens) may fetch; the blob's status.
+     * `expiresAt` (milliseconds), for a disappearing file: the relay deletes the blob then, with its message.
+     */
+    createBlob({ size, recipients, expiresAt }) {
         const body = { size, recipients: recipients.map(String) };
+        if (expiresAt) body.expiresAt = new Date(expiresAt).toISOString();
         return this.call('POST', '/v1/blobs', { body, authenticated: true });
     }
 
