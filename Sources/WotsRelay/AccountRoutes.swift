@@ -101,6 +101,9 @@ struct AccountRoutes: Sendable {
         }
         try await self.authenticator.spend(answer)
         let entry = try await self.storage.accounts.deleteAccount(token: token)
+        // After the deletion, not in its transaction: the account is gone either way, and if this fails its blobs
+        // still go at their expiry.
+        _ = try? await self.storage.blobs.forgetAccount(token)
         self.accounts.accountChanged(token)
         self.bus.publish(DirectoryChange(kind: .deleted, nickname: entry.nickname))
     }

@@ -26,6 +26,12 @@ public protocol BlobRepository: Sendable {
     /// - Throws: `WotsError.unknownBlob` when there is no such blob or `recipient` is not one of its recipients.
     func acknowledge(_ id: BlobID, by recipient: Token) async throws -> Bool
 
+    /// After `token`'s account was deleted: counts it as having every blob it was waiting for (a blob nobody else
+    /// waits for is deleted) and deletes the uploads it left unfinished. Its finished uploads stay for their
+    /// recipients, like the messages it sent.
+    /// - Returns: how many blobs were deleted.
+    func forgetAccount(_ token: Token) async throws -> Int
+
     /// Deletes every blob whose expiry is at or before `now`.
     /// - Returns: how many were deleted.
     func deleteExpired(now: Date) async throws -> Int

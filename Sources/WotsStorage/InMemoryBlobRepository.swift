@@ -78,6 +78,26 @@ public final class InMemoryBlobRepository: BlobRepository {
         }
     }
 
+    public func forgetAccount(_ token: Token) async throws -> Int {
+        self.entries.withLock { entries in
+            var deleted = 0
+            for (id, entry) in entries {
+                var blob = entry.blob
+                if blob.recipients.contains(token) {
+                    blob.acknowledged = Array(Set(blob.acknowledged + [token])).sorted()
+                }
+                let unfinished = blob.uploader == token && blob.received < blob.size
+                if unfinished || (blob.recipients.contains(token) && blob.acknowledged.count == blob.recipients.count) {
+                    entries[id] = nil
+                    deleted += 1
+                } else {
+                    entries[id]?.blob = blob
+                }
+            }
+            return deleted
+        }
+    }
+
     public func deleteExpired(now: Date) async throws -> Int {
         self.entries.withLock { entries in
             let expired = entries.filter { $0.value.blob.expiresAt <= now }.map(\.key)

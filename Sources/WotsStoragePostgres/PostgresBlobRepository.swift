@@ -177,6 +177,42 @@ public struct PostgresBlobRepository: BlobRepository {
         }
     }
 
+    public func forgetAccount(_ token: Token) async throws -> Int {
+        let account = Data(token.bytes)
+        let now = PostgresTime.stored(Date())
+        let logger = self.database.queryLogger
+        return try await self.database.transaction("forget a deleted account's blobs") { connection in
+            // Locking the blobs first, in id order, as `acknowledge` does: a last acknowledgement and this one then
+            // see each other.
+            _ = try await connection.query(
+                """
+                SELECT id FROM blobs
+                WHERE uploader = \(account) OR id IN (SELECT blob_id FROM blob_recipients WHERE recipient = \(account))
+                ORDER BY id FOR UPDATE
+                """,
+                logger: logger
+            ).collect()
+            try await connection.query(
+                """
+                UPDATE blob_recipients SET acknowledged_at = \(now)
+                WHERE recipient = \(account) AND acknowledged_at IS NULL
+                """,
+                logger: logger
+            )
+            return try await connection.query(
+                """
+                DELETE FROM blobs b
+                WHERE (b.uploader = \(account) AND b.received < b.size)
+                   OR (b.id IN (SELECT blob_id FROM blob_recipients WHERE recipient = \(account))
+                       AND NOT EXISTS (
+                           SELECT 1 FROM blob_recipients r WHERE r.blob_id = b.id AND r.acknowledged_at IS NULL))
+                RETURNING 1
+                """,
+                logger: logger
+            ).collect().count
+        }
+    }
+
     public func deleteExpired(now: Date) async throws -> Int {
         let rows = try await self.database.withErrorMapping("delete expired blobs") {
             try await self.database.client.query(

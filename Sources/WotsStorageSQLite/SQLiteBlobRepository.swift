@@ -163,6 +163,37 @@ public struct SQLiteBlobRepository: BlobRepository {
         }
     }
 
+    public func forgetAccount(_ token: Token) async throws -> Int {
+        try await self.database.write("forget a deleted account's blobs") { db in
+            let account = token.databaseBytes
+            let unfinished = try Data.fetchAll(
+                db,
+                sql: "SELECT id FROM blobs WHERE uploader = ? AND received < size",
+                arguments: [account]
+            )
+            let awaited = try Data.fetchAll(
+                db,
+                sql: "SELECT blob_id FROM blob_recipients WHERE recipient = ? AND acknowledged_at_ms IS NULL",
+                arguments: [account]
+            )
+            try db.execute(
+                sql:
+                    "UPDATE blob_recipients SET acknowledged_at_ms = ? WHERE recipient = ? AND acknowledged_at_ms IS NULL",
+                arguments: [Date().millisecondsSince1970, account]
+            )
+            let done = try awaited.filter { id in
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM blob_recipients WHERE blob_id = ? AND acknowledged_at_ms IS NULL",
+                    arguments: [id]
+                ) == 0
+            }
+            let deleted = Array(Set(unfinished + done))
+            try Self.delete(deleted, in: db)
+            return deleted.count
+        }
+    }
+
     public func deleteExpired(now: Date) async throws -> Int {
         try await self.database.write("delete expired blobs") { db in
             let expired = try Data.fetchAll(

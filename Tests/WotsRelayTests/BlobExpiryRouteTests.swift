@@ -72,6 +72,16 @@ import WotsTesting
         )
     }
 
+    @Test func deletingTheOnlyRecipientsAccountDeletesTheBlobItWasWaitingFor() async throws {
+        try await self.withUsers(clock: ManualClock()) { relay, client, a, b in
+            let created = try await self.create(client, size: 3, expiresAt: nil, session: a)
+            let id = try created.decode(BlobStatus.self).id
+            #expect(try await self.upload(client, id, [1, 2, 3], session: a).status == .noContent)
+            #expect(try await client.deleteAccount(bob, session: b).status == .noContent)
+            #expect(try await relay.storage.blobs.blob(id) == nil, "the blob waited for a recipient who is gone")
+        }
+    }
+
     @Test func aCompleteBlobIsGoneAtItsMessagesExpiryOnceTheSweeperRan() async throws {
         let clock = ManualClock()
         try await self.withUsers(clock: clock) { relay, client, a, b in

@@ -30,6 +30,7 @@ struct AccountsDelete: AsyncParsableCommand {
         let summary = try await self.options.withDatabase { [account] opened in
             let entry = try await AccountReference(text: account).entry(in: opened.storage)
             let deleted = try await opened.storage.accounts.deleteAccount(token: entry.token)
+            _ = try await opened.storage.blobs.forgetAccount(entry.token)
             return AccountSummary(deleted, suspendedAt: nil)
         }
         try self.options.print(summary) { "deleted \(summary.nickname) (\(summary.token))" }
