@@ -60,18 +60,6 @@ import WotsTesting
         ) { $0 }
     }
 
-    func sweeper(of relay: Relay) -> Sweeper {
-        var logger = Logger(label: "wots.relay.test.sweeper")
-        logger.logLevel = .warning
-        return Sweeper(
-            storage: relay.storage,
-            configuration: relay.configuration,
-            metrics: relay.metrics,
-            clock: relay.clock,
-            logger: logger
-        )
-    }
-
     @Test func deletingTheOnlyRecipientsAccountDeletesTheBlobItWasWaitingFor() async throws {
         try await self.withUsers(clock: ManualClock()) { relay, client, a, b in
             let created = try await self.create(client, size: 3, expiresAt: nil, session: a)
@@ -97,7 +85,7 @@ import WotsTesting
 
             clock.advance(by: .seconds(60))
             #expect(try await self.download(client, status.id, session: b).errorCode == .unknownBlob)
-            #expect(await self.sweeper(of: relay).sweepOnce(now: relay.clock.date()).blobs == 1)
+            #expect(await relay.testSweeper().sweepOnce(now: relay.clock.date()).blobs == 1)
             #expect(try await relay.storage.blobs.blob(status.id) == nil)
             let afterSweep = try await self.download(client, status.id, session: b)
             #expect(afterSweep.status == .notFound && afterSweep.errorCode == .unknownBlob)

@@ -16,18 +16,6 @@ import WotsTesting
     let alice = TestIdentities.alice
     let bob = TestIdentities.bob
 
-    func sweeper(of relay: Relay) -> Sweeper {
-        var logger = Logger(label: "wots.relay.test.sweeper")
-        logger.logLevel = .warning
-        return Sweeper(
-            storage: relay.storage,
-            configuration: relay.configuration,
-            metrics: relay.metrics,
-            clock: relay.clock,
-            logger: logger
-        )
-    }
-
     @Test func aV2EnvelopeAndAV1EnvelopeAreBothAcceptedOverHTTPAndDelivered() async throws {
         try await StreamRelay.run { relay in
             let now = relay.relay.clock.date()
@@ -128,7 +116,7 @@ import WotsTesting
             #expect(await socket.next(timeout: .milliseconds(300)) == .timedOut, "nothing is delivered")
             await socket.close()
 
-            let report = await self.sweeper(of: relay.relay).sweepOnce(now: relay.relay.clock.date())
+            let report = await relay.relay.testSweeper().sweepOnce(now: relay.relay.clock.date())
             #expect(report.vanishedMessages == 1)
             #expect(report.expiredMessages == 0)
             #expect(try await relay.relay.storage.mailboxes.depth(of: bob.token) == 0)

@@ -35,18 +35,6 @@ import WotsTesting
         return sessions
     }
 
-    func sweeper(of relay: Relay) -> Sweeper {
-        var logger = Logger(label: "wots.relay.test.sweeper")
-        logger.logLevel = .warning
-        return Sweeper(
-            storage: relay.storage,
-            configuration: relay.configuration,
-            metrics: relay.metrics,
-            clock: .continuous,
-            logger: logger
-        )
-    }
-
     func notices(_ client: any TestClientProtocol, session: String) async throws -> [DeliveryNotice] {
         let response = try await client.request("/v1/notices", method: .get, session: session)
         #expect(response.status == .ok)
@@ -60,7 +48,7 @@ import WotsTesting
             var sessions = try await self.login(client)
             let envelope = try seal("are you there?", from: alice, to: bob)
             let sent = try await client.send(envelope, session: sessions["alice"]!).decode(SendReceipt.self)
-            let sweeper = self.sweeper(of: relay)
+            let sweeper = relay.testSweeper(clock: .continuous)
 
             let early = await sweeper.sweepOnce(now: sent.receivedAt.addingTimeInterval(30 * 86_400 - 1))
 
@@ -114,7 +102,7 @@ import WotsTesting
             var sessions = try await self.login(client)
             let sent = try await client.send(try seal("hello?", from: alice, to: bob), session: sessions["alice"]!)
                 .decode(SendReceipt.self)
-            let sweeper = self.sweeper(of: relay)
+            let sweeper = relay.testSweeper(clock: .continuous)
             let expiredAt = sent.receivedAt.addingTimeInterval(3)
             #expect(await sweeper.sweepOnce(now: expiredAt).expiredMessages == 1)
             sessions = try await self.login(client)
