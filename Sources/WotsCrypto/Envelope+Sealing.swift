@@ -158,7 +158,7 @@ extension Envelope {
         }
     }
 
-    private static func expiresAtMilliseconds(sentAt: UInt64, after: Duration?, version: UInt8) throws -> UInt64 {
+    static func expiresAtMilliseconds(sentAt: UInt64, after: Duration?, version: UInt8) throws -> UInt64 {
         guard let after else { return 0 }
         guard version != 1 else {
             throw WotsError(.malformedEnvelope, "a version 1 envelope cannot expire")
