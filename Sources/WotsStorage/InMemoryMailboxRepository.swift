@@ -5,14 +5,14 @@ public import WotsCore
 /// A `MailboxRepository` held in memory, for tests and throwaway relays. Nothing survives the process.
 public final class InMemoryMailboxRepository: MailboxRepository {
     /// What is kept of an acknowledged message: enough to answer a retried send with its first receipt.
-    private struct Acknowledged {
+    struct Acknowledged {
         var recipient: Token
         var receipt: MailboxReceipt
         var tag: [UInt8]
         var acknowledgedAt: Date
     }
 
-    private struct Mailbox {
+    struct Mailbox {
         var nextSequence: Int64 = 1
         /// In sequence order, because sequences only grow.
         var messages: [MailboxMessage] = []
@@ -20,8 +20,11 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         var bytes = 0
     }
 
-    private struct State {
+    struct State {
         var mailboxes: [Token: Mailbox] = [:]
+        /// Group message bodies, stored once, and each recipient's slots in sequence order (`+Groups`).
+        var groupBodies: [MessageKey: StoredGroupBody] = [:]
+        var groupSlots: [Token: [StoredGroupSlot]] = [:]
         /// Where each waiting message is, by the key that makes appends idempotent.
         var sequences: [MessageKey: Int64] = [:]
         var acknowledged: [MessageKey: Acknowledged] = [:]
@@ -90,7 +93,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         }
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Creates empty mailboxes.
     public init() {}
@@ -177,6 +180,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
     public func deleteMailbox(of recipient: Token) async throws {
         self.state.withLock { state in
             _ = state.remove(from: recipient) { _ in true }
+            state.removeGroupSlots(of: recipient)
             state.acknowledged = state.acknowledged.filter { $0.value.recipient != recipient }
             state.notices = state.notices.filter { $0.key.sender != recipient }
         }

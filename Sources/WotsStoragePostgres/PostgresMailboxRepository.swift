@@ -181,7 +181,9 @@ public struct PostgresMailboxRepository: MailboxRepository {
 
     public func deleteMailbox(of recipient: Token) async throws {
         let recipientBytes = Data(recipient.bytes)
+        let logger = self.database.queryLogger
         try await self.database.transaction("delete a mailbox") { connection in
+            try await Self.deleteGroupSlots(of: recipientBytes, on: connection, logger: logger)
             // The counter row stays (depth 0) so the recipient's sequence numbers are never handed out again.
             try await connection.query(
                 "UPDATE mailbox_counters SET depth = 0, bytes = 0 WHERE recipient = \(recipientBytes)",

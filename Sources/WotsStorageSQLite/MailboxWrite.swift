@@ -83,6 +83,7 @@ enum MailboxWrite: Sendable {
     /// Removes every waiting message of a recipient, what is remembered of its acknowledged ones and the expiry notices
     /// held for it as a sender. The counter row stays, so the recipient's sequence numbers are never handed out again.
     static func deleteMailbox(of recipient: Token, in db: Database) throws {
+        try GroupMailWrite.removeSlots(of: recipient, in: db)
         let recipient = recipient.databaseBytes
         try db.execute(sql: "DELETE FROM mailbox_messages WHERE recipient = ?", arguments: [recipient])
         try db.execute(sql: "UPDATE mailbox_counters SET depth = 0 WHERE recipient = ?", arguments: [recipient])

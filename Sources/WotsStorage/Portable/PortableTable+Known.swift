@@ -57,6 +57,23 @@ extension PortableTable {
             ]
         ),
         PortableTable(
+            "group_bodies",
+            primaryKey: [PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid)],
+            others: [
+                PortableColumn("received_at_ms", .milliseconds, postgresName: "received_at"),
+                PortableColumn("expires_at_ms", .milliseconds, postgresName: "expires_at"),
+                PortableColumn("slots_waiting", .integer), PortableColumn("body", .bytes),
+            ]
+        ),
+        PortableTable(
+            "group_slots",
+            primaryKey: [PortableColumn("recipient", .bytes), PortableColumn("sequence", .integer)],
+            others: [
+                PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid),
+                PortableColumn("wrapped_key", .bytes), PortableColumn("charged_bytes", .integer),
+            ]
+        ),
+        PortableTable(
             "account_suspensions",
             primaryKey: [PortableColumn("token", .bytes)],
             others: [PortableColumn("suspended_at_ms", .milliseconds, postgresName: "suspended_at")]
