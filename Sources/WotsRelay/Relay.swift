@@ -120,6 +120,18 @@ public struct Relay: Sendable {
             clock: self.clock
         )
         .register(on: authenticated)
+        GroupMessageRoutes(
+            acceptor: GroupMessageAcceptor(
+                storage: self.storage,
+                accounts: self.accounts,
+                configuration: self.configuration,
+                sendLimiter: self.sendLimiter,
+                clock: self.clock
+            ),
+            configuration: self.configuration,
+            clock: self.clock
+        )
+        .register(on: authenticated)
         NoticeRoutes(storage: self.storage, configuration: self.configuration, metrics: self.metrics)
             .register(on: authenticated)
         accountRoutes.registerAuthenticated(on: authenticated)

@@ -10,6 +10,8 @@ public struct RelayConfiguration: Sendable {
     public var maximumEnvelopeSize: Int = 65_536
     /// Messages kept per recipient before senders get `mailbox_full`. Default 10,000.
     public var mailboxCapacity: Int = 10_000
+    /// Most recipients one group message may list (1–256). Default 256.
+    public var maximumGroupMembers: Int = 256
     /// Bytes of serialized envelopes kept per recipient before senders get `mailbox_quota_exceeded`. Default 256 MiB.
     public var mailboxQuota: Int = 256 << 20
     /// Largest attachment blob accepted, in encrypted bytes; larger ones get `blob_too_large`. Default 100 MiB.
@@ -121,6 +123,10 @@ public struct RelayConfiguration: Sendable {
             "maximumRequestSize \(self.maximumRequestSize) must be at least twice maximumEnvelopeSize"
         )
         try require(self.mailboxCapacity >= 1, "mailboxCapacity must be at least 1")
+        try require(
+            (1...GroupEnvelopeHeader.maximumRecipients).contains(self.maximumGroupMembers),
+            "maximumGroupMembers \(self.maximumGroupMembers) is not in 1–256"
+        )
         try require(
             self.mailboxQuota >= self.maximumEnvelopeSize,
             "mailboxQuota \(self.mailboxQuota) must be at least maximumEnvelopeSize \(self.maximumEnvelopeSize)"

@@ -57,6 +57,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Messages kept per recipient before senders get mailbox_full.")
     var mailboxCapacity = 10_000
 
+    @Option(help: "Most recipients one group message may list (1–256); a larger group gets invalid_argument.")
+    var maxGroupMembers = 256
+
     @Option(
         help: ArgumentHelp(
             "Bytes of envelopes kept per recipient before senders get mailbox_quota_exceeded.",
@@ -202,6 +205,7 @@ struct Serve: AsyncParsableCommand {
         relay.host = self.host
         relay.port = self.port
         relay.mailboxCapacity = self.mailboxCapacity
+        relay.maximumGroupMembers = self.maxGroupMembers
         relay.maximumEnvelopeSize = self.maxEnvelopeSize
         let quota = try HumanUnits.bytes(self.mailboxQuota, name: "--mailbox-quota")
         guard quota >= self.maxEnvelopeSize, quota <= Int64(Int.max) else {

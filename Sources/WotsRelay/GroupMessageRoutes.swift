@@ -1,0 +1,72 @@
+import Hummingbird
+import WotsCore
+import WotsStorage
+
+/// Group messages in the caller's mailbox: send (body once, a slot per member), fetch own slots, acknowledge.
+/// Behind `SessionMiddleware`. The stream does not carry group messages yet (docs/GROUPS.md, "Status").
+struct GroupMessageRoutes: Sendable {
+    let acceptor: GroupMessageAcceptor
+    let configuration: RelayConfiguration
+    let clock: RelayClock
+
+    func register(on group: RouterGroup<RelayRequestContext>) {
+        group.post("/group-messages") { request, context in
+            let token = try context.requireToken()
+            let limit = self.configuration.maximumRequestSize + 2 * 400 * self.configuration.maximumGroupMembers
+            let body = try await JSONBody.decode(GroupSendRequest.self, from: request, limit: limit)
+            return try JSONBody.response(try await self.acceptor.accept(body, from: token), status: .accepted)
+        }
+        group.get("/group-messages") { request, context in
+            let token = try context.requireToken()
+            let query = request.uri.queryParameters
+            let after =
+                try MessageRoutes.integer(
+                    query["after"].map(String.init),
+                    name: "after",
+                    range: 0...Int64.max,
+                    code: .invalidSequence
+                ) ?? 0
+            let limit =
+                try MessageRoutes.integer(
+                    query["limit"].map(String.init),
+                    name: "limit",
+                    range: 1...100,
+                    code: .invalidPageLimit
+                ) ?? 20
+            let messages = try await self.acceptor.groups().groupMessages(
+                for: token,
+                after: after,
+                limit: Int(limit),
+                at: self.clock.date()
+            )
+            return try JSONBody.response(
+                GroupMailboxResponse(
+                    messages: messages.map {
+                        DeliveredGroupMessage(
+                            seq: $0.sequence,
+                            receivedAt: $0.receivedAt,
+                            body: $0.envelope,
+                            slot: $0.slot
+                        )
+                    }
+                )
+            )
+        }
+        group.post("/group-messages/ack") { request, context in
+            let token = try context.requireToken()
+            let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: 262_144)
+            guard body.messages.count <= AcknowledgeRequest.maximumCount else {
+                throw WotsError(
+                    .tooManyIDs,
+                    "at most \(AcknowledgeRequest.maximumCount) messages per acknowledgement, got \(body.messages.count)"
+                )
+            }
+            let deleted = try await self.acceptor.groups().acknowledgeGroup(
+                body.messages,
+                for: token,
+                at: self.clock.date()
+            )
+            return try JSONBody.response(AcknowledgeResponse(messages: deleted))
+        }
+    }
+}
