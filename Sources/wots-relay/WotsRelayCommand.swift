@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import NIOCore
-import NIOPosix
 import WotsCore
 import WotsRelayLaunch
 
@@ -20,9 +18,6 @@ struct WotsRelayCommand: AsyncParsableCommand {
 
     /// Runs the command; a start-up failure is one line on stderr and exit status 1.
     static func main() async {
-        // Tasks then run on the event loops that own the sockets, instead of hopping to Swift's own thread pool and
-        // back for every frame: on the relay's hot path each hop was a futex wake-up and a context switch.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try Self.parseAsRoot(Self.argumentsWithConfiguration())
             if var asyncCommand = command as? any AsyncParsableCommand {
