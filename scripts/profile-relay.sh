@@ -33,7 +33,8 @@ wait "$PERF_PID" || true
 grep -v '^RESULT' "$WORK/bench.out" | grep -E 'online|drain'
 rate=$(sed -n 's/^RESULT profile\.online_rate=//p' "$WORK/bench.out")
 cores=$(sed -n 's/^RESULT profile\.online_relay_cores=//p' "$WORK/bench.out")
-python3 -c "print(f'relay CPU per delivered message at saturation: {float('$cores') * 1e6 / float('$rate'):.0f} µs ($cores cores, $rate msg/s)')"
+awk -v c="$cores" -v r="$rate" 'BEGIN { printf "relay CPU per delivered message at saturation: %.0f µs (%s cores, %s msg/s)\n", c * 1e6 / r, c, r }'
+ls -l "$WORK"/relay.sqlite* | awk '{ print "after the run: " $9 " " $5 " bytes" }'
 echo "--- shares of the relay's samples by shared object"
 perf report -i "$WORK/perf.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -12
 echo "--- top symbols"

@@ -2,7 +2,7 @@ extension ClientFrame {
     /// A `send` frame read with `JSONScanner`, the one client frame that comes once per message; nil for any other
     /// frame or input outside the plain subset, which the relay then decodes with Foundation's decoder. Whenever it
     /// is not nil it is the frame Foundation's decoder reads.
-    package static func scanSend(_ bytes: [UInt8]) -> ClientFrame? {
+    public static func scanSend(_ bytes: [UInt8]) -> ClientFrame? {
         var scanner = JSONScanner(bytes)
         var type: String?
         var ref: String?
