@@ -25,7 +25,7 @@ enum StreamFramesFuzzer {
         if let frame = Fuzz.roundTripJSON(RelayFrame.self, message, dates: true) {
             let handWritten = try? frame.jsonBytes()
             let encoded = try? WireCoding.makeEncoder().encode(frame)
-            Fuzz.require(handWritten == encoded.map(Array.init), "a hand-written relay frame differs from JSONEncoder's")
+            Fuzz.require(handWritten == encoded.map(Array.init), "a hand-written frame differs from JSONEncoder's")
         }
     }
 }
