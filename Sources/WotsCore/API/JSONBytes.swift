@@ -19,10 +19,6 @@ package struct JSONBytes {
         text.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
     }
 
-    package mutating func raw(_ bytes: [UInt8]) {
-        self.bytes.append(contentsOf: bytes)
-    }
-
     /// A string that `isPlain`, in quotes.
     package mutating func plainString(_ text: String) {
         self.bytes.append(UInt8(ascii: "\""))
