@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension RelayFrame {
     /// The frame's JSON, byte for byte what `WireCoding.makeEncoder()` writes: the frames sent once per message
