@@ -6,7 +6,7 @@ SCRATCH ?= .build
 FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Fuzz/Package.swift Fuzz/Sources
 FUZZ_SECONDS ?= 60
 
-.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay bench-attachments bench-log demo format lint clean
+.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay profile-relay bench-attachments bench-log demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -75,6 +75,10 @@ bench-log:
 ## The relay under load beside Prosody, on SQLite and PostgreSQL, and the idle-connection ceiling.
 bench-relay:
 	bash scripts/bench-relay.sh
+
+## perf profile of the relay delivering online: CPU-µs per message, top shared objects and symbols.
+profile-relay:
+	bash scripts/profile-relay.sh
 
 ## Attachment throughput (encrypt+upload, download+decrypt) beside openssl speed aes-256-gcm.
 bench-attachments:

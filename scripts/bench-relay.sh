@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# `make bench-relay`: wots-relay (SQLite, then PostgreSQL) side by side with Prosody (file store, then SQLite),
-# three shapes each (durable store, drain, online), then the idle-connection ceiling. Everything on loopback,
-# every shape bounded in time. Writes the table to docs/BENCHMARKS.md and the raw log beside it in the temp dir.
+# `make bench-relay`: Prosody (file store) first, then wots-relay (an older build given in BENCH_BEFORE_RELAY, then this
+# one on SQLite, then on PostgreSQL), then Prosody on SQLite: three shapes each (durable store, drain, online at
+# saturation and at offered rates), then the idle-connection ceiling. The offered rates are 1,000, 2,500 and 5,000
+# msg/s, half Prosody's saturation (the issue's p99 target) and each server's own saturation rate. Everything on
+# loopback, every shape bounded in time. Writes the table to docs/BENCHMARKS.md and the raw log beside it in the temp dir.
 #
-# Knobs (environment): BENCH_USERS (50), BENCH_RATE (5000 msg/s), BENCH_RATE_SECONDS (5),
+# Knobs (environment): BENCH_USERS (50), BENCH_RATES (1000,2500,5000), BENCH_RATE_SECONDS (3),
+# BENCH_BEFORE_RELAY (path of an older wots-relay binary measured on SQLite as the "before" column),
 # BENCH_STORE_PER_SENDER (400), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
 # BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_CONN_STEPS (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated:
 # sqlite postgres prosody-file prosody-sql connections), BENCH_NO_DOC=1 to leave docs/BENCHMARKS.md alone.
@@ -11,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 USERS=${BENCH_USERS:-50}
-RATE=${BENCH_RATE:-5000}
+RATES=${BENCH_RATES:-1000,2500,5000}
 RATE_SECONDS=${BENCH_RATE_SECONDS:-3}
 STORE_PER_SENDER=${BENCH_STORE_PER_SENDER:-200}
 ONLINE_PER_SENDER=${BENCH_ONLINE_PER_SENDER:-150}
@@ -20,15 +23,16 @@ PROSODY_SQL_PER_SENDER=${BENCH_PROSODY_SQL_PER_SENDER:-20}
 CONN_STEPS=${BENCH_CONN_STEPS:-1000,5000,10000,15000,19500}
 SKIP=" ${BENCH_SKIP:-} "
 RELAY=.build-release/release/wots-relay
+BEFORE_RELAY=${BENCH_BEFORE_RELAY:-}
 BENCH=.build-bench/release/relay-bench
 
 # The connection ceiling needs one descriptor per socket in the relay and in the load generator.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 RELAY_PID=
-start_relay() { # $1: --database value; sets RELAY_PID, RELAY_URL
+start_relay() { # $1: --database value, $2: binary (default: this build); sets RELAY_PID, RELAY_URL
     local out="$WORK/relay-$RANDOM"
-    "$RELAY" serve --host 127.0.0.1 --port 0 --database "$1" --send-rate 1000000 \
+    "${2:-$RELAY}" serve --host 127.0.0.1 --port 0 --database "$1" --send-rate 1000000 \
         --registrations-per-minute 1000000 --mailbox-capacity 1000000 >"$out.out" 2>"$out.err" &
     RELAY_PID=$!
     for _ in $(seq 1 300); do
@@ -51,11 +55,18 @@ stop_relay() {
     fi
 }
 
-run_shapes() { # $1 label, $2 database
-    start_relay "$2"
+# The offered rates for Wots: the fixed ones, half Prosody's saturation when it was measured, then its own saturation.
+wots_rates() {
+    local half
+    half=$(sed -n 's/^RESULT prosody_file\.online_rate=\([0-9]*\).*/\1/p' "$LOG" 2>/dev/null | tail -1)
+    echo "$RATES${half:+,$((half / 2))},saturation"
+}
+
+run_shapes() { # $1 label, $2 database, $3 binary (default: this build)
+    start_relay "$2" "${3:-}"
     echo "--- $1: relay at $RELAY_URL (pid $RELAY_PID)"
-    timeout 300 "$BENCH" shapes --url "$RELAY_URL" --pid "$RELAY_PID" --label "$1" --users "$USERS" \
-        --store-per-sender "$STORE_PER_SENDER" --online-per-sender "$ONLINE_PER_SENDER" --rate "$RATE" \
+    timeout 400 "$BENCH" shapes --url "$RELAY_URL" --pid "$RELAY_PID" --label "$1" --users "$USERS" \
+        --store-per-sender "$STORE_PER_SENDER" --online-per-sender "$ONLINE_PER_SENDER" --rates "$(wots_rates)" \
         --rate-seconds "$RATE_SECONDS" --timeout 30 | tee -a "$LOG" || echo "bench-relay: $1 shapes failed" | tee -a "$LOG"
     stop_relay
 }
@@ -90,19 +101,6 @@ trap cleanup EXIT
 STARTED=$(date -u '+%Y-%m-%d %H:%M UTC')
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "==> results in $LOG"
-
-case "$SKIP" in *" sqlite "*) ;; *)
-    echo "==> wots-relay on SQLite"
-    run_shapes wots_sqlite "sqlite:$WORK/relay.sqlite"
-    ;;
-esac
-
-case "$SKIP" in *" postgres "*) ;; *)
-    echo "==> wots-relay on PostgreSQL"
-    BENCH_RELAY_PHASE=postgres BENCH_RELAY_WORK="$WORK" BENCH_RELAY_LOG="$LOG" \
-        scripts/with-postgres.sh bash "$0" || echo "bench-relay: PostgreSQL phase failed" | tee -a "$LOG"
-    ;;
-esac
 
 APT_UPDATED=no
 install_missing() { # $@: Debian packages; installs those missing (as root), fails naming them when it cannot
@@ -146,7 +144,7 @@ run_prosody() { # $1 label, $2 storage line, $3 port, $4 messages per sender
     done
     echo "--- $1: prosody $(dpkg-query -W -f='${Version}' prosody 2>/dev/null) on 127.0.0.1:$3 (pid $PROSODY_PID)"
     timeout 300 python3 scripts/prosody/xmpp_bench.py --port "$3" --pid "$PROSODY_PID" --label "$1" --users "$USERS" \
-        --store-per-sender "$4" --online-per-sender 100 --rate "$RATE" --rate-seconds "$RATE_SECONDS" --timeout 30 |
+        --store-per-sender "$4" --online-per-sender 100 --rates "$RATES,saturation" --rate-seconds "$RATE_SECONDS" --timeout 30 |
         tee -a "$LOG" || echo "bench-relay: $1 failed" | tee -a "$LOG"
     kill "$PROSODY_PID" 2>/dev/null || true
     wait "$PROSODY_PID" 2>/dev/null || true
@@ -158,6 +156,24 @@ case "$SKIP" in *" prosody-file "*) ;; *)
     run_prosody prosody_file "" 15222 "$PROSODY_FILE_PER_SENDER"
     ;;
 esac
+if [ -n "$BEFORE_RELAY" ]; then
+    echo "==> wots-relay before ($BEFORE_RELAY) on SQLite"
+    run_shapes wots_before "sqlite:$WORK/before.sqlite" "$BEFORE_RELAY"
+fi
+
+case "$SKIP" in *" sqlite "*) ;; *)
+    echo "==> wots-relay on SQLite"
+    run_shapes wots_sqlite "sqlite:$WORK/relay.sqlite"
+    ;;
+esac
+
+case "$SKIP" in *" postgres "*) ;; *)
+    echo "==> wots-relay on PostgreSQL"
+    BENCH_RELAY_PHASE=postgres BENCH_RELAY_WORK="$WORK" BENCH_RELAY_LOG="$LOG" \
+        scripts/with-postgres.sh bash "$0" || echo "bench-relay: PostgreSQL phase failed" | tee -a "$LOG"
+    ;;
+esac
+
 case "$SKIP" in *" prosody-sql "*) ;; *)
     echo "==> Prosody, SQLite storage (mod_storage_sql + lua-dbi-sqlite3)"
     run_prosody prosody_sql 'storage = { offline = "sql" }; sql = { driver = "SQLite3", database = "prosody.sqlite" }' \
@@ -177,6 +193,6 @@ esac
 if [ "${BENCH_NO_DOC:-0}" != 1 ]; then
     python3 scripts/prosody/write_table.py "$LOG" docs/BENCHMARKS.md \
         --date "$STARTED" --command "make bench-relay ($0${BENCH_SKIP:+, BENCH_SKIP=$BENCH_SKIP})" \
-        --nofile "$(ulimit -n)" --load "$LOAD_AT_START / $(cut -d' ' -f1-3 /proc/loadavg)" --users "$USERS" --rate "$RATE" --rate-seconds "$RATE_SECONDS" --notes scripts/prosody/bench-notes.md
+        --nofile "$(ulimit -n)" --load "$LOAD_AT_START / $(cut -d' ' -f1-3 /proc/loadavg)" --users "$USERS" --rates "$RATES" --rate-seconds "$RATE_SECONDS" --notes scripts/prosody/bench-notes.md
     echo "==> docs/BENCHMARKS.md written"
 fi

@@ -162,7 +162,9 @@ struct StreamSession: Sendable {
                 error: WotsError(.invalidFrame, "binary frames are not supported; send JSON text")
             )
         }
-        let data = Data(text.utf8)
+        let bytes = Array(text.utf8)
+        if let send = ClientFrame.scanSend(bytes) { return send }
+        let data = Data(bytes)
         do {
             return try JSONBody.decode(ClientFrame.self, from: data)
         } catch let error as WotsError {
@@ -177,8 +179,7 @@ struct StreamSession: Sendable {
     private static func refusal(for error: any Error) -> Refusal { Refusal((error as? FrameError)?.error ?? error) }
 
     static func send(_ frame: RelayFrame, to outbound: WebSocketOutboundWriter) async throws {
-        let data = try WireCoding.makeEncoder().encode(frame)
-        try await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
+        try await outbound.writeTextMessage(String(decoding: try frame.jsonBytes(), as: UTF8.self))
     }
 }
 

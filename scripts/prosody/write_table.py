@@ -36,7 +36,7 @@ def main():
     ap.add_argument("--load", default="")
     ap.add_argument("--notes", default="")
     ap.add_argument("--users", default="50")
-    ap.add_argument("--rate", default="5000")
+    ap.add_argument("--rates", default="1000,2500,5000")
     ap.add_argument("--rate-seconds", default="5")
     a = ap.parse_args()
 
@@ -62,13 +62,18 @@ def main():
     def ratio(a_, b_):
         return None if a_ is None or b_ in (None, 0) else a_ / b_
 
-    systems = [("wots_sqlite", "wots-relay SQLite"), ("wots_pg", "wots-relay PostgreSQL"),
-               ("prosody_file", "Prosody file store"), ("prosody_sql", "Prosody SQLite")]
+    systems = [("wots_before", "wots-relay SQLite, before"), ("wots_sqlite", "wots-relay SQLite"),
+               ("wots_pg", "wots-relay PostgreSQL"), ("prosody_file", "Prosody file store"),
+               ("prosody_sql", "Prosody SQLite")]
+    systems = [(k, n) for k, n in systems if any(key.startswith(k + ".") for key in r)]
     out = []
     # Keep the other benchmarks' sections that precede this one; only the relay section is rewritten.
-    heading = "## Relay side by side with Prosody (issue 6)"
+    heading = "## Relay side by side with Prosody (issues 6 and 16)"
     previous = open(a.out).read() if os.path.exists(a.out) else ""
-    kept = previous.split(heading)[0].rstrip() if heading in previous else "# Benchmarks"
+    for old_heading in (heading, "## Relay side by side with Prosody (issue 6)"):
+        if old_heading in previous:
+            previous = previous.split(old_heading)[0]
+    kept = previous.rstrip() or "# Benchmarks"
     out.append(kept + "\n")
     out.append(heading + "\n")
     out.append(f"- Date: {a.date}")
@@ -83,68 +88,99 @@ def main():
                "Prosody bodies ~1.1 KiB of base64 text. Wots client: relay-bench (Swift, AsyncHTTPClient for POST, "
                "HummingbirdWSClient for the stream, HdrHistogram). Prosody client: slixmpp, one Python process.")
     out.append("- Server CPU (cores busy over the shape, from /proc/PID/stat) is beside each figure; the load generator "
-               "shares the same 2 cores.\n")
+               f"shares the same 2 cores. Offered rates run {a.rate_seconds} s each.\n")
 
     head = "| shape | " + " | ".join(n for _, n in systems) + " |"
     out.append(head)
     out.append("|" + " --- |" * (len(systems) + 1))
 
-    def cores(label, shape):
-        v = r.get(f"{label}.{shape}_relay_cores") or r.get(f"{label}.{shape}_server_cores")
-        return f" ({v} cores)" if v else ""
+    def cores_value(label, shape):
+        return num(f"{label}.{shape}_relay_cores") or num(f"{label}.{shape}_server_cores")
 
-    def row(title, key, shape, digits=0):
+    def row(title, key, shape):
         cells = []
         for label, _ in systems:
             v = num(f"{label}.{key}")
-            n = r.get(f"{label}.{shape}_msgs") or r.get(f"{label}.rate_delivered")
-            extra = f", n={n}" if n and shape else ""
-            cells.append(fmt(v, digits) + (cores(label, shape) if shape else "") + (extra if v is not None else ""))
+            c = cores_value(label, shape)
+            n = r.get(f"{label}.{shape}_msgs")
+            cells.append(fmt(v) + (f" ({c:.2f} cores)" if c else "") + (f", n={n}" if n and v is not None else ""))
         out.append(f"| {title} | " + " | ".join(cells) + " |")
 
     row("1. durable store, msg/s (202s only / stored)", "store_rate", "store")
     row("2. drain, msg/s", "drain_rate", "drain")
     row("3. online at saturation, msg/s delivered", "online_rate", "online")
-    row(f"3. offered {a.rate} msg/s: achieved send rate", "rate_achieved", "rate")
-    for p, k in [("p50", "latency_p50_ms"), ("p99", "latency_p99_ms"), ("p99.9", "latency_p999_ms"),
-                 ("max", "latency_max_ms")]:
-        cells = [fmt(num(f"{label}.{k}"), 2) for label, _ in systems]
-        out.append(f"| 3. send-to-delivery latency {p}, ms | " + " | ".join(cells) + " |")
+    per_core, micros = [], []
+    for label, _ in systems:
+        v, c = num(f"{label}.online_rate"), cores_value(label, "online")
+        per_core.append(fmt(v / c) if v and c else "—")
+        micros.append(fmt(c * 1e6 / v) if v and c else "—")
+    out.append("| 3. online msg/s per server core used | " + " | ".join(per_core) + " |")
+    out.append("| 3. server CPU-µs per delivered message | " + " | ".join(micros) + " |")
+
+    half = num("prosody_file.online_rate")
+    half = int(half / 2) if half else None
+    rates = [int(x) for x in a.rates.split(",") if x.strip()]
+    if half and half not in rates:
+        rates.append(half)
+    out.append("\n### Send-to-delivery latency at offered rates (p50 / p99 / p99.9 ms, delivered of sent)\n")
+    out.append("| offered msg/s | " + " | ".join(n for _, n in systems) + " |")
+    out.append("|" + " --- |" * (len(systems) + 1))
+
+    def latency_cell(key):
+        p50, p99, p999 = num(f"{key}_p50_ms"), num(f"{key}_p99_ms"), num(f"{key}_p999_ms")
+        if p99 is None:
+            return "—"
+        d, e = r.get(f"{key}_delivered"), r.get(f"{key}_expected")
+        return f"{fmt(p50, 1)} / **{fmt(p99, 1)}** / {fmt(p999, 1)} ({d} of {e})"
+
+    for rate in sorted(rates):
+        title = f"{rate:,}" + (" (half Prosody file store's saturation)" if rate == half else "")
+        out.append(f"| {title} | " + " | ".join(latency_cell(f"{label}.rate_{rate}") for label, _ in systems) + " |")
     cells = []
     for label, _ in systems:
-        d, e = r.get(f"{label}.rate_delivered"), r.get(f"{label}.rate_expected")
-        cells.append(f"{d} of {e}" if d else "—")
-    out.append("| 3. delivered at the offered rate | " + " | ".join(cells) + " |")
+        offered = r.get(f"{label}.rate_saturation_offered")
+        cells.append((f"at {int(offered):,}: " if offered else "") + latency_cell(f"{label}.rate_saturation"))
+    out.append("| its own saturation rate | " + " | ".join(cells) + " |")
 
-    out.append("\n### Ratios and goals\n")
+    out.append("\n### Ratios and goals (issue 16)\n")
     out.append("| goal | wots SQLite | wots PostgreSQL | met? |")
     out.append("| --- | --- | --- | --- |")
 
-    def goal(title, key, ref, target):
-        vals = []
-        met = []
-        for label in ("wots_sqlite", "wots_pg"):
-            x = ratio(num(f"{label}.{key}"), num(f"{ref}.{key}"))
-            vals.append("—" if x is None else f"{x:.1f}×")
-            met.append(None if x is None else x >= target)
-        verdict = ", ".join(("SQLite " if i == 0 else "PostgreSQL ") + ("—" if m is None else ("met" if m else "MISSED"))
-                            for i, m in enumerate(met))
-        out.append(f"| {title} | {vals[0]} | {vals[1]} | {verdict} |")
+    def verdict(met):
+        return ", ".join(("SQLite " if i == 0 else "PostgreSQL ") + ("—" if m is None else ("met" if m else "MISSED"))
+                         for i, m in enumerate(met))
 
-    goal("durable store ≥ 10× Prosody file store", "store_rate", "prosody_file", 10)
-    goal("durable store ≥ 50× Prosody SQLite", "store_rate", "prosody_sql", 50)
-    goal("drain ≥ 5× Prosody file store", "drain_rate", "prosody_file", 5)
-    goal("drain ≥ 5× Prosody SQLite", "drain_rate", "prosody_sql", 5)
-    goal("online saturation ≥ 3× Prosody file store", "online_rate", "prosody_file", 3)
-    goal("online saturation ≥ 3× Prosody SQLite", "online_rate", "prosody_sql", 3)
-    cells, met = [], []
-    for label in ("wots_sqlite", "wots_pg"):
-        p99 = num(f"{label}.latency_p99_ms")
-        cells.append(fmt(p99, 2) + " ms")
-        met.append(None if p99 is None else p99 <= 5)
-    out.append(f"| p99 ≤ 5 ms at {a.rate} msg/s offered | {cells[0]} | {cells[1]} | "
-               + ", ".join(("SQLite " if i == 0 else "PostgreSQL ") + ("—" if m is None else ("met" if m else "MISSED"))
-                           for i, m in enumerate(met)) + " |")
+    def goal(title, key, ref, targets):
+        vals, met = [], []
+        for label, target in zip(("wots_sqlite", "wots_pg"), targets):
+            x = ratio(num(f"{label}.{key}"), num(f"{ref}.{key}"))
+            vals.append("—" if x is None else f"{x:.2f}×")
+            met.append(None if x is None or target is None else x >= target)
+        out.append(f"| {title} | {vals[0]} | {vals[1]} | {verdict(met)} |")
+
+    goal("online saturation ≥ 2× Prosody file store (SQLite; aim 3×), ≥ 1.5× (PostgreSQL)", "online_rate",
+         "prosody_file", (2, 1.5))
+    goal("online saturation vs Prosody SQLite", "online_rate", "prosody_sql", (None, None))
+    goal("durable store ≥ 3× Prosody file store", "store_rate", "prosody_file", (3, 3))
+    goal("drain vs Prosody file store", "drain_rate", "prosody_file", (None, None))
+    if half:
+        cells, met = [], []
+        for label in ("wots_sqlite", "wots_pg"):
+            p99 = num(f"{label}.rate_{half}_p99_ms")
+            cells.append(fmt(p99, 1) + " ms")
+            met.append(None if p99 is None else p99 <= 20)
+        out.append(f"| p99 ≤ 20 ms at half Prosody's saturation ({half:,} msg/s) | {cells[0]} | {cells[1]} | "
+                   f"{verdict(met)} |")
+    if "wots_before" in dict(systems):
+        out.append("\n| this build against the before build (SQLite, same run) | after ÷ before |")
+        out.append("| --- | --- |")
+        for title, key in [("durable store", "store_rate"), ("drain", "drain_rate"), ("online saturation", "online_rate")]:
+            x = ratio(num(f"wots_sqlite.{key}"), num(f"wots_before.{key}"))
+            out.append(f"| {title} | {'—' if x is None else f'{x:.2f}×'} |")
+        b, c = cores_value("wots_before", "online"), cores_value("wots_sqlite", "online")
+        bv, cv = num("wots_before.online_rate"), num("wots_sqlite.online_rate")
+        if b and c and bv and cv:
+            out.append(f"| CPU-µs per delivered message | {c * 1e6 / cv:,.0f} vs {b * 1e6 / bv:,.0f} |")
 
     out.append("\n### Idle connection ceiling (wots-relay on SQLite)\n")
     steps = sorted({int(m.group(1)) for k in r for m in [re.match(r"wots_conn\.conn_(\d+)_rss_kib", k)] if m})
@@ -158,7 +194,7 @@ def main():
         top = r.get("wots_conn.conn_reached", "?")
         out.append(f"\nReached {top} connections; a message sent at the top was delivered over a WebSocket: "
                    f"{r.get('wots_conn.conn_probe_delivered', '?')} ({r.get('wots_conn.conn_probe_ms', '?')} ms "
-                   "from POST to arrival). Goal: 20,000 idle connections at ≤ 30 KiB each.")
+                   "from POST to arrival). Goal (issue 16): ≤ 16 KiB per idle connection at 20,000 connections.")
         if "wots_conn.conn_failed_at" in r:
             out.append(f"Step {r['wots_conn.conn_failed_at']} failed: `{r.get('wots_conn.conn_error', '')}`.")
     else:

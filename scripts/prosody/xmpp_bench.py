@@ -173,24 +173,36 @@ async def main(args):
         result(f"{label}.online_server_cores", f"{cpu.cores():.2f}")
     await asyncio.sleep(0.5)
 
-    # 3b. fixed offered rate, latency from the scheduled send time
+    # 3b. fixed offered rates, latency from the scheduled send time
+    saturation = delivered / elapsed
+    for word in args.rates.split(","):
+        is_saturation = word.strip() == "saturation"
+        rate = int(round(saturation)) if is_saturation else int(word)
+        await offered_rate(args, label, rate, is_saturation, senders, stats, host, pad)
+        await asyncio.sleep(0.5)
+    for c in senders + recipients:
+        c.disconnect()
+    await asyncio.sleep(0.5)
+
+
+async def offered_rate(args, label, rate, is_saturation, senders, stats, host, pad):
     base = stats["delivered"]
     stats["track"] = True
     stats["latency"] = []
-    expected = int(args.rate * args.rate_seconds)
+    expected = int(rate * args.rate_seconds)
     cpu = CPUWatch(args.pid)
     start = now()
-    interval = 1e9 / args.rate
+    interval = 1e9 / rate
     sent = 0
     late = 0
     while sent < expected:
         due = min(expected, int((now() - start) / interval) + 1)
-        if due - sent > max(5, args.rate // 1000):
+        if due - sent > max(5, rate // 1000):
             late += 1
         while sent < due:
             scheduled = start + int(sent * interval)
             i = sent % args.users
-            senders[i].send_raw(stanza(f"r{i}@{host}", f"f{sent}", f"t{scheduled}:" + pad))
+            senders[i].send_raw(stanza(f"r{i}@{host}", f"f{rate}-{sent}", f"t{scheduled}:" + pad))
             sent += 1
         await asyncio.sleep(0.0005)
     send_elapsed = (now() - start) / 1e9
@@ -202,22 +214,23 @@ async def main(args):
         return lat[min(len(lat) - 1, int(len(lat) * p / 100))] / 1e6 if lat else float("nan")
 
     p50, p99, p999, worst = pct(50), pct(99), pct(99.9), (lat[-1] / 1e6 if lat else float("nan"))
-    say(f"{label} online at {args.rate} msg/s offered: sent {expected} in {send_elapsed:.2f} s "
-        f"({expected / send_elapsed:.0f} msg/s achieved, {late} ticks behind), {delivered} delivered"
-        + ("" if complete else " (INCOMPLETE)")
+    say(f"{label} online at {rate} msg/s offered{' (the saturation rate)' if is_saturation else ''}: sent {expected} "
+        f"in {send_elapsed:.2f} s ({expected / send_elapsed:.0f} msg/s achieved, {late} ticks behind), "
+        f"{delivered} delivered" + ("" if complete else " (INCOMPLETE)")
         + f"; send-to-delivery latency p50 {p50:.2f} ms, p99 {p99:.2f} ms, p99.9 {p999:.2f} ms, max {worst:.2f} ms"
         + (f", prosody CPU {cpu.cores():.2f} cores" if args.pid else ""))
-    result(f"{label}.rate_offered", args.rate)
-    result(f"{label}.rate_achieved", f"{expected / send_elapsed:.0f}")
-    result(f"{label}.rate_delivered", delivered)
-    result(f"{label}.rate_expected", expected)
-    result(f"{label}.latency_p50_ms", f"{p50:.2f}")
-    result(f"{label}.latency_p99_ms", f"{p99:.2f}")
-    result(f"{label}.latency_p999_ms", f"{p999:.2f}")
-    result(f"{label}.latency_max_ms", f"{worst:.2f}")
-    for c in senders + recipients:
-        c.disconnect()
-    await asyncio.sleep(0.5)
+    key = f"{label}.rate_{'saturation' if is_saturation else rate}"
+    if is_saturation:
+        result(f"{key}_offered", rate)
+    result(f"{key}_achieved", f"{expected / send_elapsed:.0f}")
+    result(f"{key}_delivered", delivered)
+    result(f"{key}_expected", expected)
+    result(f"{key}_p50_ms", f"{p50:.2f}")
+    result(f"{key}_p99_ms", f"{p99:.2f}")
+    result(f"{key}_p999_ms", f"{p999:.2f}")
+    result(f"{key}_max_ms", f"{worst:.2f}")
+    if args.pid:
+        result(f"{key}_server_cores", f"{cpu.cores():.2f}")
 
 
 if __name__ == "__main__":
@@ -228,7 +241,8 @@ if __name__ == "__main__":
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--store-per-sender", type=int, default=100)
     parser.add_argument("--online-per-sender", type=int, default=100)
-    parser.add_argument("--rate", type=int, default=5000)
+    parser.add_argument("--rates", default="1000,2500,5000,saturation",
+                        help="offered rates, comma-separated msg/s; saturation = the rate the saturation shape reached")
     parser.add_argument("--rate-seconds", type=float, default=5.0)
     parser.add_argument("--body", type=int, default=1100)
     parser.add_argument("--timeout", type=float, default=60.0)

@@ -55,14 +55,29 @@ final class RelayAPI: Sendable {
         )
     }
 
-    func register(_ user: BenchUser) async throws {
+    /// The relay's id, which every registration proof names (`GET /v1/relay`).
+    func relayID() async throws -> [UInt8] {
+        let response = try await self.http.execute(
+            HTTPClientRequest(url: self.base + "/v1/relay"),
+            timeout: .seconds(60)
+        )
+        let body = try await response.body.collect(upTo: 1 << 16)
+        let identity = try WireCoding.makeDecoder().decode(RelayIdentity.self, from: Data(body.readableBytesView))
+        guard let id = Data(base64Encoded: identity.relayID) else { throw BenchError("GET /v1/relay: bad base64") }
+        return Array(id)
+    }
+
+    func register(_ user: BenchUser, relayID: [UInt8]) async throws {
+        // One secret for every bench user: its scrypt keys are derived once per process, at the cost relays require.
+        let (parameters, keys) = try TestSecretKeys.derived(from: "relay-bench secret")
         let record = try PrivateRecord.seal(
             identity: user.identity,
             token: user.token,
-            secret: "bench secret \(user.nickname)",
-            parameters: TestIdentities.cheapKeyDerivation
+            keys: keys,
+            parameters: parameters
         )
         let proof = try RegistrationProof.sign(
+            relayID: relayID,
             token: user.token,
             nickname: user.nickname,
             publicKeys: user.identity.publicKeys,
@@ -103,6 +118,7 @@ final class RelayAPI: Sendable {
     /// Registers and logs in `count` users, `parallel` at a time.
     func prepareUsers(count: Int, role: String, run: String, parallel: Int = 8) async throws -> [BenchUser] {
         var users = try (0..<count).map { try Self.makeUser(index: $0, role: role, run: run) }
+        let relayID = try await self.relayID()
         try await withThrowingTaskGroup(of: (Int, String).self) { group in
             var next = 0
             func add() {
@@ -110,7 +126,7 @@ final class RelayAPI: Sendable {
                 let user = users[index]
                 next += 1
                 group.addTask {
-                    try await self.register(user)
+                    try await self.register(user, relayID: relayID)
                     return (index, try await self.login(user))
                 }
             }

@@ -3,13 +3,13 @@ import Histogram
 import Synchronization
 
 extension Shapes {
-    /// Shape 3a: online at saturation, sends over the senders' own WebSockets with a window.
+    /// Shape 3a: online at saturation, sends over the senders' own WebSockets with a window. Returns msg/s delivered.
     func measureSaturation(
         _ onlineSet: [[SealedMessage]],
         senders: [OpenStream],
         recipients: [OpenStream],
         collector: Collector
-    ) async throws {
+    ) async throws -> Double {
         let label = self.common.label
         let expected = onlineSet.reduce(0) { $0 + $1.count }
         let base = collector.state.withLock { ($0.delivered, $0.accepted) }
@@ -45,11 +45,14 @@ extension Shapes {
         if let busy = cpu.relay.coresBusy() { result("\(label).online_relay_cores", busy, digits: 2) }
         for (connection, _) in recipients { try await connection.flushAcks() }
         try await Task.sleep(for: .milliseconds(500))
+        return Double(delivered) / elapsed
     }
 
     /// Shape 3b: online at a fixed offered rate; send-to-delivery latency from the scheduled send time.
     func measureOfferedRate(
         _ rateSet: [[SealedMessage]],
+        rate: Int,
+        isSaturation: Bool,
         senders: [OpenStream],
         ratePerSender: Double,
         collector: Collector
@@ -78,7 +81,8 @@ extension Shapes {
         }
         let latency = Latency(histogram)
         say(
-            "online at \(self.rate) msg/s offered: sent \(expected) in \(String(format: "%.2f", sendElapsed)) s "
+            "online at \(rate) msg/s offered\(isSaturation ? " (the saturation rate)" : ""): sent \(expected) in "
+                + "\(String(format: "%.2f", sendElapsed)) s "
                 + "(\(Int(Double(expected) / sendElapsed)) msg/s achieved, \(late) sends >1 ms behind schedule), "
                 + "\(delivered) delivered\(complete ? "" : " (INCOMPLETE)"); send-to-delivery latency "
                 + String(
@@ -90,15 +94,16 @@ extension Shapes {
                 )
                 + (refusals.isEmpty ? "" : ", refusals \(refusals)") + cpu.summary
         )
-        result("\(label).rate_offered", "\(self.rate)")
-        result("\(label).rate_achieved", Double(expected) / sendElapsed)
-        result("\(label).rate_delivered", "\(delivered)")
-        result("\(label).rate_expected", "\(expected)")
-        result("\(label).latency_p50_ms", latency.p50, digits: 2)
-        result("\(label).latency_p99_ms", latency.p99, digits: 2)
-        result("\(label).latency_p999_ms", latency.p999, digits: 2)
-        result("\(label).latency_max_ms", latency.maximum, digits: 2)
-        if let busy = cpu.relay.coresBusy() { result("\(label).rate_relay_cores", busy, digits: 2) }
+        let key = "\(label).rate_\(isSaturation ? "saturation" : String(rate))"
+        if isSaturation { result("\(key)_offered", "\(rate)") }
+        result("\(key)_achieved", Double(expected) / sendElapsed)
+        result("\(key)_delivered", "\(delivered)")
+        result("\(key)_expected", "\(expected)")
+        result("\(key)_p50_ms", latency.p50, digits: 2)
+        result("\(key)_p99_ms", latency.p99, digits: 2)
+        result("\(key)_p999_ms", latency.p999, digits: 2)
+        result("\(key)_max_ms", latency.maximum, digits: 2)
+        if let busy = cpu.relay.coresBusy() { result("\(key)_relay_cores", busy, digits: 2) }
     }
 
     /// Sends each sender's list one message per `interval` (ns) from `start`, the senders' schedules spread evenly

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 
-/// `relay-bench shapes`: durable store, drain, then online at saturation and at a fixed offered rate.
+/// `relay-bench shapes`: durable store, drain, then online at saturation and at each of a list of fixed offered rates.
 struct Shapes: AsyncParsableCommand, BenchCommand {
     static let configuration = CommandConfiguration(abstract: "Durable store, drain and online shapes.")
 
@@ -13,7 +13,12 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     @Option(help: "Concurrent POSTs per sender in the store shape") var storeConcurrency = 1
     @Option(help: "Messages per sender for the online saturation shape") var onlinePerSender = 300
     @Option(help: "Unanswered send frames per sender at saturation") var window = 8
-    @Option(help: "Offered rate for the latency shape (msg/s)") var rate = 5000
+    @Option(
+        help: "Offered rates for the latency shape, comma-separated msg/s; `saturation`: the saturation shape's rate"
+    )
+    var rates = "1000,2500,5000,saturation"
+    @Option(help: "Most msg/s `saturation` may stand for: as many messages are sealed for it in advance")
+    var saturationCeiling = 15000
     @Option(help: "Seconds at the offered rate") var rateSeconds = 5.0
     @Option(help: "Plaintext bytes per message (padded to 256; the envelope is then ~1 KiB binary)") var plaintext = 400
     @Option(help: "Upper bound in seconds for each shape") var timeout = 60.0
@@ -32,8 +37,8 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         say(
             "registered and logged in \(self.users * 2) users in \(String(format: "%.1f", Double(now() - clock) / 1e9)) s"
         )
-        let ratePerSender = Double(self.rate) / Double(self.users)
-        let sealed = try await self.seal(senders: senders, recipients: recipients, ratePerSender: ratePerSender)
+        let offered = try self.offeredRates()
+        let sealed = try await self.seal(senders: senders, recipients: recipients, offered: offered)
         let collector = Collector()
 
         let stored = try await self.measureStore(sealed.map { $0[0] }, senders: senders, api: api)
@@ -51,35 +56,56 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             collector: collector,
             logger: logger
         )
-        try await self.measureSaturation(
+        let saturation = try await self.measureSaturation(
             sealed.map { $0[1] },
             senders: senderConnections,
             recipients: recipientConnections,
             collector: collector
         )
-        try await self.measureOfferedRate(
-            sealed.map { $0[2] },
-            senders: senderConnections,
-            ratePerSender: ratePerSender,
-            collector: collector
-        )
+        for (index, rate) in offered.enumerated() {
+            let msgsPerSecond = rate ?? Int(saturation.rounded())
+            let perSender = Double(msgsPerSecond) / Double(self.users)
+            let count = Int((perSender * self.rateSeconds).rounded(.up))
+            try await self.measureOfferedRate(
+                sealed.map { Array($0[2 + index].prefix(count)) },
+                rate: msgsPerSecond,
+                isSaturation: rate == nil,
+                senders: senderConnections,
+                ratePerSender: perSender,
+                collector: collector
+            )
+            for (connection, _) in recipientConnections { try await connection.flushAcks() }
+        }
         await StreamConnection.closeAll(senderConnections)
         await StreamConnection.closeAll(recipientConnections)
         await api.shutdown()
     }
 
-    /// Seals every shape's messages before any clock starts: per sender, one list each for store, saturation, rate.
-    private func seal(
-        senders: [BenchUser],
-        recipients: [BenchUser],
-        ratePerSender: Double
-    ) async throws -> [[[SealedMessage]]] {
-        let ratePerSenderCount = Int((ratePerSender * self.rateSeconds).rounded(.up))
+    /// The offered rates in order; nil stands for the saturation rate, known only once measured.
+    private func offeredRates() throws -> [Int?] {
+        try self.rates.split(separator: ",").map { word in
+            let text = String(word.filter { !$0.isWhitespace })
+            if text == "saturation" { return nil }
+            guard let rate = Int(text), rate > 0 else {
+                throw ValidationError("--rates: \"\(text)\" is neither msg/s nor `saturation`")
+            }
+            return rate
+        }
+    }
+
+    /// Seals every shape's messages before any clock starts: per sender, one list each for store, saturation, then
+    /// each offered rate (for `saturation`, enough for the ceiling).
+    private func seal(senders: [BenchUser], recipients: [BenchUser], offered: [Int?]) async throws
+        -> [[[SealedMessage]]]
+    {
+        let rateCounts = offered.map { rate in
+            Int((Double(rate ?? self.saturationCeiling) / Double(self.users) * self.rateSeconds).rounded(.up))
+        }
         let clock = now()
         let sealed = try await SealedMessage.sealAll(
             senders: senders,
             recipients: recipients,
-            counts: [self.storePerSender, self.onlinePerSender, ratePerSenderCount],
+            counts: [self.storePerSender, self.onlinePerSender] + rateCounts,
             plaintextSize: self.plaintext
         )
         let total = sealed.map { $0.reduce(0) { $0 + $1.count } }.reduce(0, +)

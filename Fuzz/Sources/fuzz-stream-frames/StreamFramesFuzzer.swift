@@ -3,8 +3,9 @@ import FuzzSupport
 import WotsCore
 
 /// Frames on `/v1/stream` (schema/stream.md): a client frame as the relay's `StreamSession.decode` reads a text
-/// message, with the `ClientFrameHead` it falls back to for naming a refused frame; and a relay frame as
-/// `StreamClient` reads it.
+/// message (its scanner for plain `send` frames must read exactly what JSONDecoder reads), with the `ClientFrameHead` it
+/// falls back to for naming a refused frame; and a relay frame as `StreamClient` reads it, which the relay's hand-written
+/// JSON must spell exactly as JSONEncoder does.
 enum StreamFramesFuzzer {
     static func check(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
@@ -17,6 +18,14 @@ enum StreamFramesFuzzer {
                 Fuzz.require(head?.messageID == envelope.header.messageID, "ClientFrameHead reads another message id")
             }
         }
-        Fuzz.roundTripJSON(RelayFrame.self, message, dates: true)
+        if let scanned = ClientFrame.scanSend(Array(message)) {
+            let decoded = try? WireCoding.makeDecoder().decode(ClientFrame.self, from: message)
+            Fuzz.require(scanned == decoded, "the send-frame scanner reads another frame than JSONDecoder")
+        }
+        if let frame = Fuzz.roundTripJSON(RelayFrame.self, message, dates: true) {
+            let handWritten = try? frame.jsonBytes()
+            let encoded = try? WireCoding.makeEncoder().encode(frame)
+            Fuzz.require(handWritten == encoded.map(Array.init), "a hand-written frame differs from JSONEncoder's")
+        }
     }
 }

@@ -20,6 +20,7 @@ public enum WireCoding {
         let exact = date.timeIntervalSince1970 * 1000
         let nearest = exact.rounded()
         let milliseconds = abs(exact - nearest) < 0.001 ? nearest : exact.rounded(.down)
+        if let text = ISO8601Milliseconds.format(Int64(exactly: milliseconds) ?? -1) { return text }
         let seconds = (milliseconds / 1000).rounded(.down)
         let fraction = Int(milliseconds - seconds * 1000)
         let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
