@@ -6,7 +6,7 @@ SCRATCH ?= .build
 FORMAT_PATHS = Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Fuzz/Package.swift Fuzz/Sources
 FUZZ_SECONDS ?= 60
 
-.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay profile-relay bench-attachments bench-log demo format lint clean
+.PHONY: run build install deb test fuzz bench bench-crypto bench-storage bench-relay bench-groups profile-relay bench-attachments bench-log demo format lint clean
 
 ## Start the relay on the embedded SQLite default (./wots-data/relay.sqlite) at http://127.0.0.1:8080.
 run:
@@ -75,6 +75,10 @@ bench-log:
 ## The relay under load beside Prosody, on SQLite and PostgreSQL, and the idle-connection ceiling.
 bench-relay:
 	bash scripts/bench-relay.sh
+
+## Group messages of 10, 100 and 256 members beside 1:1: sealing cost, accepted msg/s, delivered slots/s, relay CPU.
+bench-groups:
+	bash scripts/bench-groups.sh
 
 ## perf profile of the relay delivering online: CPU-µs per message, top shared objects and symbols.
 profile-relay:

@@ -29,31 +29,7 @@ BENCH=.build-bench/release/relay-bench
 # The connection ceiling needs one descriptor per socket in the relay and in the load generator.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-RELAY_PID=
-start_relay() { # $1: --database value, $2: binary (default: this build); sets RELAY_PID, RELAY_URL
-    local out="$WORK/relay-$RANDOM"
-    "${2:-$RELAY}" serve --host 127.0.0.1 --port 0 --database "$1" --send-rate 1000000 \
-        --registrations-per-minute 1000000 --mailbox-capacity 1000000 >"$out.out" 2>"$out.err" &
-    RELAY_PID=$!
-    for _ in $(seq 1 300); do
-        if grep -q '^wots-relay listening on ' "$out.out" 2>/dev/null; then break; fi
-        if ! kill -0 "$RELAY_PID" 2>/dev/null; then
-            cat "$out.err" >&2
-            echo "bench-relay: the relay exited during start" >&2
-            exit 1
-        fi
-        sleep 0.1
-    done
-    RELAY_URL=$(sed -n 's/^wots-relay listening on //p' "$out.out" | head -1)
-    [ -n "$RELAY_URL" ] || { cat "$out.err" >&2; echo "bench-relay: no listening line" >&2; exit 1; }
-}
-stop_relay() {
-    if [ -n "$RELAY_PID" ]; then
-        kill -TERM "$RELAY_PID" 2>/dev/null || true
-        wait "$RELAY_PID" 2>/dev/null || true
-        RELAY_PID=
-    fi
-}
+. scripts/bench-relay-lib.sh
 
 # The offered rates for Wots: the fixed ones, half Prosody's saturation when it was measured, then its own saturation.
 wots_rates() {
@@ -81,13 +57,7 @@ if [ "${BENCH_RELAY_PHASE:-}" = postgres ]; then
 fi
 
 echo "==> building wots-relay and relay-bench (release)"
-swift build -c release --product wots-relay --scratch-path .build-release 2>&1 | tail -n 1
-for attempt in 1 2 3 4 5 6; do
-    if swift build -c release --package-path Benchmarks --scratch-path .build-bench --product relay-bench 2>&1 |
-        tail -n 1; then break; fi
-    echo "bench-relay: Benchmarks build busy or failed (attempt $attempt), retrying in 20 s" >&2
-    sleep 20
-done
+build_release_tools
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/wots-bench-relay.XXXXXX")
 LOG="$WORK/results.log"

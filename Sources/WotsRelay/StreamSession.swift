@@ -26,19 +26,19 @@ struct StreamSession: Sendable {
         async throws
     {
         var frames = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
+        guard
+            let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
+        else {
+            try await outbound.close(.policyViolation, reason: "authentication required")
+            return
+        }
         let groups: (any GroupMailboxRepository)?
         do {
             groups = try Self.wantsGroups(request) ? try RelayStorage.groupMailboxes(in: self.mailboxes) : nil
         } catch {
             let refusal = Refusal(error)
-            try await Self.send(.error(ref: nil, id: nil, code: refusal.code, message: refusal.message), to: outbound)
+            try await Self.send(.error(ref: ref, id: nil, code: refusal.code, message: refusal.message), to: outbound)
             try await outbound.close(.policyViolation, reason: refusal.code.name)
-            return
-        }
-        guard
-            let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
-        else {
-            try await outbound.close(.policyViolation, reason: "authentication required")
             return
         }
         let token = session.token

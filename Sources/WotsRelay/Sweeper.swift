@@ -18,6 +18,8 @@ struct Sweeper: Service {
     struct Report: Sendable, Hashable {
         var authentication = 0
         var expiredMessages = 0
+        /// Group message bodies (with every slot left) older than the retention period.
+        var expiredGroupMessages = 0
         /// Messages deleted at their envelope's `expiresAt`.
         var vanishedMessages = 0
         /// Group message bodies (with every slot left) deleted at their `expiresAt`.
@@ -54,6 +56,10 @@ struct Sweeper: Service {
                 try await groups.deleteExpiredGroupMessages(at: now, limit: $0)
             }
             report.expiredMessages = try await self.expireMessages(now: now)
+            let retentionCutoff = now.addingTimeInterval(-self.configuration.messageRetention.seconds)
+            report.expiredGroupMessages = try await self.deleteInBatches {
+                try await groups.expireGroupMessages(receivedBefore: retentionCutoff, limit: $0)
+            }
             report.acknowledgements = try await self.storage.mailboxes.forgetAcknowledgements(
                 before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
             )
@@ -70,6 +76,7 @@ struct Sweeper: Service {
                 "swept",
                 metadata: [
                     "authentication": "\(report.authentication)", "expired": "\(report.expiredMessages)",
+                    "expiredGroup": "\(report.expiredGroupMessages)",
                     "vanished": "\(report.vanishedMessages)", "vanishedGroup": "\(report.vanishedGroupMessages)",
                     "acknowledgements": "\(report.acknowledgements)", "notices": "\(report.notices)",
                     "blobs": "\(report.blobs)",

@@ -82,6 +82,12 @@ public protocol GroupMailboxRepository: Sendable {
     @discardableResult
     func deleteExpiredGroupMessages(at now: Date, limit: Int) async throws -> Int
 
+    /// Deletes up to `limit` bodies received before `cutoff` (the relay's retention), oldest first, with every slot
+    /// left: a member who has not fetched its slot by then never gets it. No expiry notice is written (docs/GROUPS.md).
+    /// - Returns: how many bodies were deleted.
+    @discardableResult
+    func expireGroupMessages(receivedBefore cutoff: Date, limit: Int) async throws -> Int
+
     /// Totals over every stored group message.
     func groupStatistics() async throws -> GroupStorageStatistics
 }

@@ -111,13 +111,17 @@ extension InMemoryMailboxRepository: GroupMailboxRepository {
 
     @discardableResult
     public func deleteExpiredGroupMessages(at now: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return self.state.withLock { state in
-            let doomed = state.groupBodies.filter { $0.value.envelope.hasExpired(at: now) }.prefix(limit)
-            for (key, body) in doomed {
-                for recipient in body.waiting { _ = state.removeGroupSlot(key, of: recipient) }
+        self.state.withLock { state in
+            state.deleteGroupBodies(limit: limit, where: { $0.envelope.hasExpired(at: now) }) {
+                ($0.envelope.mailboxExpiryMilliseconds ?? 0) < ($1.envelope.mailboxExpiryMilliseconds ?? 0)
             }
-            return doomed.count
+        }
+    }
+
+    @discardableResult
+    public func expireGroupMessages(receivedBefore cutoff: Date, limit: Int) async throws -> Int {
+        self.state.withLock { state in
+            state.deleteGroupBodies(limit: limit, where: { $0.receivedAt < cutoff }) { $0.receivedAt < $1.receivedAt }
         }
     }
 
@@ -138,6 +142,21 @@ extension InMemoryMailboxRepository.State {
         (self.groupSlots[recipient] ?? []).reduce(0) { total, slot in
             total + (self.groupBodies[slot.key]?.envelope.chargedBytesPerSlot ?? 0)
         }
+    }
+
+    /// Deletes up to `limit` bodies that satisfy `doomed`, first in `order`, with their slots.
+    /// - Returns: how many were deleted.
+    mutating func deleteGroupBodies(
+        limit: Int,
+        where doomed: (StoredGroupBody) -> Bool,
+        order: (StoredGroupBody, StoredGroupBody) -> Bool
+    ) -> Int {
+        guard limit > 0 else { return 0 }
+        let chosen = self.groupBodies.filter { doomed($0.value) }.sorted { order($0.value, $1.value) }.prefix(limit)
+        for (key, body) in chosen {
+            for recipient in body.waiting { _ = self.removeGroupSlot(key, of: recipient) }
+        }
+        return chosen.count
     }
 
     /// Removes one slot, and the body with its last slot. - Returns: whether the slot was there.

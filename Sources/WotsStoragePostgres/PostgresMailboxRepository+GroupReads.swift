@@ -79,23 +79,44 @@ extension PostgresMailboxRepository {
     public func deleteExpiredGroupMessages(at now: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         let now = PostgresTime.stored(now)
-        return try await self.database.withErrorMapping("delete expired group messages") {
-            try await self.database.client.query(
+        return try await self.deleteGroupBodies(
+            "delete expired group messages",
+            chosenBy: """
+                SELECT sender, message_id FROM group_bodies WHERE expires_at IS NOT NULL AND expires_at <= \(now)
+                ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """
-                WITH doomed AS (
-                    SELECT sender, message_id FROM group_bodies
-                    WHERE expires_at IS NOT NULL AND expires_at <= \(now)
-                    ORDER BY expires_at LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED
+        )
+    }
+
+    @discardableResult
+    public func expireGroupMessages(receivedBefore cutoff: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await self.deleteGroupBodies(
+            "expire old group messages",
+            chosenBy: """
+                SELECT sender, message_id FROM group_bodies WHERE received_at < \(cutoff)
+                ORDER BY received_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """
+        )
+    }
+
+    /// Deletes the bodies `doomed` selects (sender, message_id), and with them their slots; SKIP LOCKED leaves bodies
+    /// another relay is deleting to it.
+    private func deleteGroupBodies(_ purpose: String, chosenBy doomed: PostgresQuery) async throws -> Int {
+        try await self.database.withErrorMapping(purpose) {
+            var query: PostgresQuery = "WITH doomed AS ("
+            query.sql += doomed.sql
+            query.binds = doomed.binds
+            query.sql += """
                 ), deleted AS (
                     DELETE FROM group_bodies AS b USING doomed AS d
                     WHERE b.sender = d.sender AND b.message_id = d.message_id
                     RETURNING 1
                 )
                 SELECT count(*) FROM deleted
-                """,
-                logger: self.database.queryLogger
-            ).collect().first?.decode(Int.self) ?? 0
+                """
+            return try await self.database.client.query(query, logger: self.database.queryLogger)
+                .collect().first?.decode(Int.self) ?? 0
         }
     }
 

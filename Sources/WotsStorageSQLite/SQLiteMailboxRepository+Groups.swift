@@ -73,17 +73,35 @@ extension SQLiteMailboxRepository: GroupMailboxRepository {
 
     @discardableResult
     public func deleteExpiredGroupMessages(at now: Date, limit: Int) async throws -> Int {
+        try await self.deleteGroupBodies(
+            "delete expired group messages",
+            where: "expires_at_ms IS NOT NULL AND expires_at_ms <= ? ORDER BY expires_at_ms",
+            now.millisecondsSince1970,
+            limit: limit
+        )
+    }
+
+    @discardableResult
+    public func expireGroupMessages(receivedBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await self.deleteGroupBodies(
+            "expire old group messages",
+            where: "received_at_ms < ? ORDER BY received_at_ms",
+            cutoff.millisecondsSince1970RoundedUp,
+            limit: limit
+        )
+    }
+
+    /// Deletes up to `limit` bodies chosen by `condition` (a WHERE clause with one `?` for `value`, and its ORDER BY),
+    /// with their slots, in one transaction.
+    private func deleteGroupBodies(_ purpose: String, where condition: String, _ value: Int64, limit: Int)
+        async throws -> Int
+    {
         guard limit > 0 else { return 0 }
-        let now = now.millisecondsSince1970
-        return try await self.database.write("delete expired group messages") { db in
+        return try await self.database.write(purpose) { db in
             let doomed = try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT sender, message_id FROM group_bodies
-                    WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= ?
-                    ORDER BY expires_at_ms LIMIT ?
-                    """,
-                arguments: [now, limit]
+                sql: "SELECT sender, message_id FROM group_bodies WHERE \(condition) LIMIT ?",
+                arguments: [value, limit]
             )
             for row in doomed {
                 let key: StatementArguments = [row["sender"] as Data, row["message_id"] as Data]

@@ -93,16 +93,14 @@ import WotsTesting
 
     @Test func aGroupsValueOtherThanTrueOrFalseIsRefusedAndTheSocketClosed() async throws {
         try await StreamRelay.run { relay in
-            let socket = try await TestSocket.connect(
-                port: relay.port,
-                headerSession: relay.bobSession,
-                query: "?groups=yes"
-            )
+            let socket = try await TestSocket.connect(port: relay.port, query: "?groups=yes")
+            try await socket.send(.auth(session: relay.bobSession), ref: "login")
             let event = await socket.next()
-            guard case .frame(.error(_, _, let code, _)) = event else {
+            guard case .frame(.error(let ref, nil, let code, _)) = event else {
                 Issue.record("expected an error frame, got \(event)")
                 return
             }
+            #expect(ref == "login")
             #expect(code == .invalidArgument)
             #expect(await socket.next() == .closed)
         }

@@ -156,6 +156,21 @@ import WotsTesting
         }
     }
 
+    @Test func aGroupMessageOlderThanTheRetentionIsDeletedByTheSweepWithEverySlotLeft() async throws {
+        try await StreamRelay.run { relay in
+            let sealed = try sealForGroup("never fetched", from: alice, to: [bob, TestIdentities.carol])
+            #expect(try await relay.client.sendGroup(sealed, session: relay.aliceSession).status == .accepted)
+            let groups = try #require(relay.relay.storage.mailboxes as? any GroupMailboxRepository)
+            let retention = relay.relay.configuration.messageRetention.seconds
+            let sweeper = relay.relay.testSweeper()
+            let early = await sweeper.sweepOnce(now: relay.relay.clock.date().addingTimeInterval(retention - 60))
+            #expect(early.expiredGroupMessages == 0)
+            let late = await sweeper.sweepOnce(now: relay.relay.clock.date().addingTimeInterval(retention + 1))
+            #expect(late.expiredGroupMessages == 1)
+            #expect(try await groups.groupStatistics() == GroupStorageStatistics(bodies: 0, slots: 0, bodyBytes: 0))
+        }
+    }
+
     @Test func aSocketSkipsAMessagePastItsTimeAndGetsTheOnesAfterIt() async throws {
         let clock = ManualClock()
         try await StreamRelay.run(clock: clock) { relay in

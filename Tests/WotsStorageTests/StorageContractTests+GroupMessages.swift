@@ -207,6 +207,40 @@ extension StorageContractTests {
     }
 
     @Test(arguments: StorageBackendKind.allCases)
+    func retentionDeletesTheOldestBodiesReceivedBeforeTheCutoffInBatchesWithTheirSlots(kind: StorageBackendKind)
+        async throws
+    {
+        try await withBackend(kind) { backend in
+            let groups = try self.groups(backend)
+            let (alice, bob, carol) = (TestValues.token(), TestValues.token(), TestValues.token())
+            var bodies: [GroupEnvelope] = []
+            for offset in 0..<3 {
+                let (envelope, slots) = TestValues.groupMessage(from: alice, to: [bob, carol])
+                _ = try await groups.appendGroup(
+                    envelope,
+                    slots: slots,
+                    receivedAt: TestValues.time(1_700_000_000_000 + Int64(offset) * 1_000),
+                    mailboxCapacity: Self.capacity,
+                    mailboxQuota: .max
+                )
+                bodies.append(envelope)
+            }
+            let cutoff = TestValues.time(1_700_000_002_000)
+            #expect(try await groups.expireGroupMessages(receivedBefore: cutoff, limit: 1) == 1)
+            var left = try await groups.groupMessages(for: bob, after: 0, limit: 10, at: cutoff).map(\.envelope)
+            #expect(left == Array(bodies.dropFirst()), "the oldest goes first")
+            #expect(try await groups.expireGroupMessages(receivedBefore: cutoff, limit: 10) == 1)
+            #expect(
+                try await groups.expireGroupMessages(receivedBefore: cutoff, limit: 10) == 0,
+                "received at the cutoff"
+            )
+            left = try await groups.groupMessages(for: carol, after: 0, limit: 10, at: cutoff).map(\.envelope)
+            #expect(left == [bodies[2]])
+            #expect(try await groups.groupStatistics().slots == 2)
+        }
+    }
+
+    @Test(arguments: StorageBackendKind.allCases)
     func deletingAMembersMailboxDeletesItsSlotAndTheLastOneTheBody(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
             let groups = try self.groups(backend)

@@ -2,6 +2,7 @@
 // shapes: durable store (recipients offline), drain (recipients connect and ack everything), online (saturation,
 // then latency at a fixed offered rate). `relay-bench connections --url URL --pid PID`: idle authenticated
 // WebSockets in steps, the relay's RSS per connection, and one message through at the top.
+// `relay-bench groups --url URL --pid PID`: group messages of 10, 100 and 256 members beside 1:1 (docs/GROUPS.md).
 // Every figure is also printed as a `RESULT key=value` line for scripts/bench-relay.sh.
 
 import ArgumentParser
@@ -10,7 +11,7 @@ struct RelayBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relay-bench",
         abstract: "Load generator for a running wots-relay.",
-        subcommands: [Shapes.self, Connections.self]
+        subcommands: [Shapes.self, Connections.self, Groups.self]
     )
 }
 

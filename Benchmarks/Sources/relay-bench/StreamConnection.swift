@@ -5,6 +5,7 @@ import HummingbirdWSClient
 import Logging
 import NIOWebSocket
 import Synchronization
+import WotsCore
 
 /// One authenticated WebSocket to `/v1/stream`.
 final class StreamConnection: Sendable {
@@ -96,23 +97,18 @@ final class StreamConnection: Sendable {
     private func handle(_ text: String) async throws {
         switch FrameScan.type(of: text) {
         case "message":
-            let arrival = now()
             guard let id = FrameScan.id(in: text).map(String.init), let sender = FrameScan.sender(in: text) else {
                 return
             }
-            self.collector.state.withLock { state in
-                state.delivered += 1
-                if state.trackLatency, let sent = state.sentAt.removeValue(forKey: id), arrival > sent {
-                    state.latency.record((arrival - sent) / 1000)  // microseconds
-                }
-            }
-            let batch = self.state.withLock { state -> [String]? in
-                state.pendingAcks.append("{\"id\":\"\(id)\",\"sender\":\"\(sender)\"}")
-                guard state.pendingAcks.count >= self.ackBatch else { return nil }
-                defer { state.pendingAcks.removeAll(keepingCapacity: true) }
-                return state.pendingAcks
-            }
-            if let batch { try await self.writeAck(batch) }
+            try await self.received(id: id, sender: String(sender))
+        case "group_message":
+            // The key is inside the binary body: its header names the sender and the message id.
+            guard let body = FrameScan.value(of: "\"body\":\"", in: text, last: false),
+                let bytes = Data(base64Encoded: String(body)),
+                let envelope = try? GroupEnvelope(serialized: Array(bytes))
+            else { return }
+            let key = envelope.header.messageKey
+            try await self.received(id: key.id.lowercasedString, sender: key.sender.description)
         case "accepted":
             self.collector.state.withLock { $0.accepted += 1 }
             self.releaseWindow()
@@ -134,6 +130,24 @@ final class StreamConnection: Sendable {
         default:
             break
         }
+    }
+
+    /// Counts a delivered message (and its latency while measured) and acknowledges it in batches.
+    private func received(id: String, sender: String) async throws {
+        let arrival = now()
+        self.collector.state.withLock { state in
+            state.delivered += 1
+            if state.trackLatency, let sent = state.sentAt.removeValue(forKey: id), arrival > sent {
+                state.latency.record((arrival - sent) / 1000)  // microseconds
+            }
+        }
+        let batch = self.state.withLock { state -> [String]? in
+            state.pendingAcks.append("{\"id\":\"\(id)\",\"sender\":\"\(sender)\"}")
+            guard state.pendingAcks.count >= self.ackBatch else { return nil }
+            defer { state.pendingAcks.removeAll(keepingCapacity: true) }
+            return state.pendingAcks
+        }
+        if let batch { try await self.writeAck(batch) }
     }
 
     private func releaseWindow() {

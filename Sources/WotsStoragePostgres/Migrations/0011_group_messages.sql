@@ -17,6 +17,9 @@ CREATE TABLE group_bodies (
 
 CREATE INDEX group_bodies_expires_at ON group_bodies (expires_at) WHERE expires_at IS NOT NULL;
 
+-- The retention sweep deletes the oldest bodies first.
+CREATE INDEX group_bodies_received_at ON group_bodies (received_at);
+
 -- charged_bytes: what the slot counts against its recipient's mailbox quota (the body's size plus 256).
 CREATE TABLE group_slots (
     recipient bytea NOT NULL CHECK (octet_length(recipient) = 16),

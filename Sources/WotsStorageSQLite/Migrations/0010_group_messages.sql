@@ -16,6 +16,9 @@ CREATE TABLE IF NOT EXISTS group_bodies (
 
 CREATE INDEX IF NOT EXISTS group_bodies_expires_at ON group_bodies (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
 
+-- The retention sweep deletes the oldest bodies first.
+CREATE INDEX IF NOT EXISTS group_bodies_received_at ON group_bodies (received_at_ms);
+
 -- charged_bytes: what the slot counts against its recipient's mailbox quota (the body's size plus 256).
 CREATE TABLE IF NOT EXISTS group_slots (
     recipient     BLOB    NOT NULL CHECK (length(recipient) = 16),

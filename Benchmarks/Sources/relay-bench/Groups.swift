@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import WotsCore
+import WotsCrypto
+
+/// `relay-bench groups`: the sender's cost of sealing and the relay's throughput for group messages of 10, 100 and
+/// 256 members, beside 1:1 messages in the same run. Every member listens on a stream opened with `?groups=true` and
+/// acknowledges what arrives; the senders post over HTTP, one request at a time each.
+struct Groups: AsyncParsableCommand, BenchCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Group messages: seal cost, accepted msg/s and delivered slots/s at several group sizes, beside 1:1."
+    )
+
+    @OptionGroup var common: Common
+    @Option(help: "Group sizes (members besides the sender), comma-separated") var sizes = "10,100,256"
+    @Option(help: "Senders posting at once, each one request at a time") var senders = 4
+    @Option(help: "Messages per group size (and for 1:1), split among the senders") var messages = 200
+    @Option(help: "Plaintext bytes per message") var plaintext = 400
+    @Option(help: "Upper bound in seconds for each size") var timeout = 120.0
+
+    func run() async throws { try await self.measure() }
+
+    func measure() async throws {
+        var logger = Logger(label: "relay-bench")
+        logger.logLevel = .warning
+        let sizes = try self.sizes.split(separator: ",").map { text -> Int in
+            guard let size = Int(text.trimmingCharacters(in: .whitespaces)), (1...256).contains(size) else {
+                throw ValidationError("--sizes takes group sizes from 1 to 256, got \(text)")
+            }
+            return size
+        }
+        let api = RelayAPI(base: self.common.url, connections: max(64, self.senders * 2))
+        let run = String(UInt32.random(in: 0..<UInt32.max), radix: 36)
+        let members = try await api.prepareUsers(count: sizes.max() ?? 1, role: "m", run: run)
+        let senders = try await api.prepareUsers(count: self.senders, role: "g", run: run)
+        say("registered \(members.count) members and \(senders.count) senders")
+        let collector = Collector()
+        let streams = try await StreamConnection.openAll(
+            url: api.wsURL + "?groups=true",
+            sessions: members.map(\.session),
+            role: .recipient,
+            collector: collector,
+            logger: logger
+        )
+        try await self.measureDirect(senders: senders, to: members[0], api: api, collector: collector)
+        for size in sizes {
+            try await self.measureGroup(
+                size: size,
+                senders: senders,
+                members: Array(members.prefix(size)),
+                api: api,
+                collector: collector
+            )
+        }
+        await StreamConnection.closeAll(streams)
+        await api.shutdown()
+    }
+
+    /// The same number of 1:1 messages, each sender to the first member, for the row beside the group sizes.
+    private func measureDirect(senders: [BenchUser], to recipient: BenchUser, api: RelayAPI, collector: Collector)
+        async throws
+    {
+        let perSender = self.messages / senders.count
+        let start = now()
+        let bodies = try senders.map { sender in
+            try (0..<perSender).map { _ in
+                let envelope = try Envelope.seal(
+                    plaintext: SecureRandom.bytes(self.plaintext),
+                    from: sender.token,
+                    identity: sender.identity,
+                    to: recipient.token,
+                    recipientKeys: recipient.identity.publicKeys
+                )
+                return ByteBuffer(bytes: try WireCoding.makeEncoder().encode(envelope))
+            }
+        }
+        let sealMicroseconds = Double(now() - start) / 1e3 / Double(perSender * senders.count)
+        try await self.post(
+            label: "1:1",
+            path: "/v1/messages",
+            bodies: bodies,
+            senders: senders,
+            slotsPerMessage: 1,
+            sealMicroseconds: sealMicroseconds,
+            api: api,
+            collector: collector
+        )
+    }
+
+    private func measureGroup(
+        size: Int,
+        senders: [BenchUser],
+        members: [BenchUser],
+        api: RelayAPI,
+        collector: Collector
+    ) async throws {
+        let perSender = self.messages / senders.count
+        let recipients = members.map { GroupRecipientKeys(token: $0.token, publicKeys: $0.identity.publicKeys) }
+        let groupID = try GroupID(bytes: SecureRandom.bytes(16))
+        let stateHash = SecureRandom.bytes(32)
+        let start = now()
+        let bodies = try senders.map { sender in
+            try (0..<perSender).map { index in
+                let sealed = try GroupEnvelope.seal(
+                    plaintext: SecureRandom.bytes(self.plaintext),
+                    from: sender.token,
+                    identity: sender.identity,
+                    groupID: groupID,
+                    membershipVersion: 1,
+                    membershipStateHash: stateHash,
+                    senderSequence: UInt64(index + 1),
+                    to: recipients
+                )
+                let request = GroupSendRequest(body: sealed.envelope, slots: sealed.slots)
+                return ByteBuffer(bytes: try WireCoding.makeEncoder().encode(request))
+            }
+        }
+        let sealMicroseconds = Double(now() - start) / 1e3 / Double(perSender * senders.count)
+        try await self.post(
+            label: "\(size)",
+            path: "/v1/group-messages",
+            bodies: bodies,
+            senders: senders,
+            slotsPerMessage: size,
+            sealMicroseconds: sealMicroseconds,
+            api: api,
+            collector: collector
+        )
+    }
+
+    /// Posts every body (each sender its own list, one request at a time), then waits until every slot arrived.
+    private func post(
+        label: String,
+        path: String,
+        bodies: [[ByteBuffer]],
+        senders: [BenchUser],
+        slotsPerMessage: Int,
+        sealMicroseconds: Double,
+        api: RelayAPI,
+        collector: Collector
+    ) async throws {
+        let count = bodies.reduce(0) { $0 + $1.count }
+        let slots = count * slotsPerMessage
+        let deliveredBefore = collector.delivered
+        let cpu = PhaseCPU(relayPID: self.common.pid)
+        let start = now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (sender, list) in zip(senders, bodies) {
+                group.addTask {
+                    for body in list {
+                        let (status, answer) = try await api.post(path, body: body, session: sender.session)
+                        guard status == 202 else {
+                            throw BenchError("\(path): HTTP \(status) \(String(buffer: answer).prefix(200))")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let posted = Double(now() - start) / 1e9
+        let arrived = try await waitUntil(seconds: self.timeout) {
+            collector.delivered - deliveredBefore >= slots
+        }
+        let elapsed = Double(now() - start) / 1e9
+        guard arrived else {
+            let got = collector.delivered - deliveredBefore
+            throw BenchError("\(label): \(got) of \(slots) slots arrived within \(self.timeout) s")
+        }
+        let relayCores = cpu.relay.coresBusy()
+        let key = "\(self.common.label)_group_\(label == "1:1" ? "direct" : label)"
+        result("\(key)_seal_us", sealMicroseconds, digits: 0)
+        result("\(key)_accepted_per_s", Double(count) / posted, digits: 0)
+        result("\(key)_slots_per_s", Double(slots) / elapsed, digits: 0)
+        if let relayCores {
+            result("\(key)_relay_cores", relayCores, digits: 2)
+            result("\(key)_cpu_us_per_message", relayCores * elapsed * 1e6 / Double(count), digits: 0)
+        }
+        say(
+            "\(label) members: sealing \(String(format: "%.0f", sealMicroseconds)) µs/message; "
+                + "\(count) messages posted at \(String(format: "%.0f", Double(count) / posted)) msg/s; "
+                + "\(slots) slots delivered at \(String(format: "%.0f", Double(slots) / elapsed)) slots/s"
+                + cpu.summary
+        )
+    }
+}
