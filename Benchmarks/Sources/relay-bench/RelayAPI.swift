@@ -97,7 +97,12 @@ final class RelayAPI: Sendable {
     }
 
     func login(_ user: BenchUser) async throws -> String {
-        let (status, body) = try await self.post("/v1/auth/challenge", body: ByteBuffer())
+        var (status, body) = try await self.post("/v1/auth/challenge", body: ByteBuffer())
+        // The relay hands out 10 challenges a second per address past a burst of 100; larger runs wait their turn.
+        while status == 429 {
+            try await Task.sleep(for: .milliseconds(200))
+            (status, body) = try await self.post("/v1/auth/challenge", body: ByteBuffer())
+        }
         guard status == 200 else { throw BenchError("challenge: HTTP \(status) \(String(buffer: body).prefix(200))") }
         let challenge = try WireCoding.makeDecoder().decode(ChallengeResponse.self, from: Data(body.readableBytesView))
         guard let nonce = Data(base64Encoded: challenge.nonce), let relayID = Data(base64Encoded: challenge.relayID)
