@@ -203,7 +203,8 @@ public struct StreamClient: Sendable {
                     throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
                 case .ephemeralMessage(let receivedAt, let envelope):
                     await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
-                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
+                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted, .groupMessage:
+                    // Group slots come only on a stream opened with `?groups=true`.
                     continue
                 }
             }

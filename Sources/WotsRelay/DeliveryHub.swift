@@ -54,9 +54,9 @@ final class DeliveryHub: Service, Sendable {
         }
     }
 
-    /// Offers a message this process just stored to `token`'s open sockets.
-    func deliver(_ message: MailboxMessage, to token: Token) {
-        for courier in self.couriers(of: token) { courier.offer(message) }
+    /// Offers a message or group slot this process just stored to `token`'s open sockets.
+    func deliver(_ mail: StreamMail, to token: Token) {
+        for courier in self.couriers(of: token) { courier.offer(mail) }
     }
 
     /// Hands an ephemeral envelope to `token`'s open sockets in this process, which write it at once.

@@ -27,7 +27,7 @@ struct DeliveryStateMachine: Sendable {
 
     enum Action: Sendable, Equatable {
         case read(after: Int64, limit: Int)
-        case send([MailboxMessage])
+        case send([StreamMail])
         case ping
         /// Wake the machine (`wake()`) after this long: a mailbox read failed and is tried again then.
         case retry(after: Duration)
@@ -45,7 +45,7 @@ struct DeliveryStateMachine: Sendable {
     private(set) var lastSent: Int64 = 0
     /// Sent on this socket, not yet acknowledged.
     private(set) var unacknowledged: Set<MessageKey> = []
-    private var offered: [MailboxMessage] = []
+    private var offered: [StreamMail] = []
     private var readWanted = false
     private var activity = Activity.idle
     private(set) var isStopped = false
@@ -81,8 +81,8 @@ struct DeliveryStateMachine: Sendable {
         return .retry(after: self.retryPause)
     }
 
-    /// A message this process just stored for this socket's recipient.
-    mutating func offer(_ message: MailboxMessage) -> Action {
+    /// A message or group slot this process just stored for this socket's recipient.
+    mutating func offer(_ message: StreamMail) -> Action {
         if self.offered.count < self.settings.maximumOffered {
             self.offered.append(message)
         } else {
@@ -93,7 +93,7 @@ struct DeliveryStateMachine: Sendable {
     }
 
     /// A mailbox read asked for by `.read` returned `batch`.
-    mutating func readFinished(_ batch: [MailboxMessage], limit: Int) -> Action {
+    mutating func readFinished(_ batch: [StreamMail], limit: Int) -> Action {
         self.activity = .idle
         self.retryPause = Self.firstRetryPause
         // A full page may have more behind it.
@@ -105,11 +105,11 @@ struct DeliveryStateMachine: Sendable {
     }
 
     /// A send asked for by `.send` was written to the socket.
-    mutating func sendFinished(_ sent: [MailboxMessage], now: Duration) -> Action {
+    mutating func sendFinished(_ sent: [StreamMail], now: Duration) -> Action {
         self.activity = .idle
         for message in sent {
             self.lastSent = max(self.lastSent, message.sequence)
-            self.unacknowledged.insert(message.envelope.header.messageKey)
+            self.unacknowledged.insert(message.key)
         }
         if let interval = self.settings.pingInterval { self.nextPing = now + interval }
         return self.next()

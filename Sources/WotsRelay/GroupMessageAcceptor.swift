@@ -10,33 +10,45 @@ struct GroupMessageAcceptor: Sendable {
     let accounts: AccountCache
     let configuration: RelayConfiguration
     let sendLimiter: TokenBucketLimiter
+    let hub: DeliveryHub
     let clock: RelayClock
-
-    /// The store of group messages: every backend's mailbox repository is one.
-    func groups() throws -> any GroupMailboxRepository {
-        guard let groups = self.storage.mailboxes as? any GroupMailboxRepository else {
-            throw WotsError(.internalError, "this relay's mailbox store cannot hold group messages")
-        }
-        return groups
-    }
 
     /// - Throws: `WotsError` saying why the message was refused; nothing is stored then.
     func accept(_ request: GroupSendRequest, from sessionToken: Token) async throws -> GroupSendReceipt {
         let now = self.clock.date()
         try await self.check(request, from: sessionToken, now: now)
         let envelope = request.body
-        let receipt = try await self.groups().appendGroup(
+        let receipt = try await self.storage.groupMailboxes().appendGroup(
             envelope,
             slots: request.slots,
             receivedAt: now,
             mailboxCapacity: self.configuration.mailboxCapacity,
             mailboxQuota: self.configuration.mailboxQuota
         )
+        self.offer(envelope, slots: request.slots, receipt: receipt)
         return GroupSendReceipt(
             id: envelope.header.messageID,
             recipients: receipt.sequences.count,
             receivedAt: receipt.receivedAt
         )
+    }
+
+    /// Hands each recipient's slot to its open sockets in this process (other processes hear of it by NOTIFY).
+    private func offer(_ envelope: GroupEnvelope, slots: [GroupSlot], receipt: GroupMailboxReceipt) {
+        for (slot, sequence) in zip(slots, receipt.sequences) {
+            guard receipt.isNew else {
+                // A first attempt that timed out may have committed after all without reaching the sockets.
+                self.hub.wake(slot.recipient)
+                continue
+            }
+            let message = GroupMailboxMessage(
+                sequence: sequence,
+                receivedAt: receipt.receivedAt,
+                envelope: envelope,
+                slot: slot.wrappedKey
+            )
+            self.hub.deliver(.group(message), to: slot.recipient)
+        }
     }
 
     /// The session's sender, the recipient count and size limits, the dates, the sender's rate, the signature and

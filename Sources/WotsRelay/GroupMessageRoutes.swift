@@ -3,9 +3,10 @@ import WotsCore
 import WotsStorage
 
 /// Group messages in the caller's mailbox: send (body once, a slot per member), fetch own slots, acknowledge.
-/// Behind `SessionMiddleware`. The stream does not carry group messages yet (docs/GROUPS.md, "Status").
+/// Behind `SessionMiddleware`. A stream opened with `?groups=true` carries the same slots (schema/stream.md).
 struct GroupMessageRoutes: Sendable {
     let acceptor: GroupMessageAcceptor
+    let acknowledger: MailboxAcknowledger
     let configuration: RelayConfiguration
     let clock: RelayClock
 
@@ -33,7 +34,7 @@ struct GroupMessageRoutes: Sendable {
                     range: 1...100,
                     code: .invalidPageLimit
                 ) ?? 20
-            let messages = try await self.acceptor.groups().groupMessages(
+            let messages = try await self.acceptor.storage.groupMailboxes().groupMessages(
                 for: token,
                 after: after,
                 limit: Int(limit),
@@ -55,17 +56,7 @@ struct GroupMessageRoutes: Sendable {
         group.post("/group-messages/ack") { request, context in
             let token = try context.requireToken()
             let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: 262_144)
-            guard body.messages.count <= AcknowledgeRequest.maximumCount else {
-                throw WotsError(
-                    .tooManyIDs,
-                    "at most \(AcknowledgeRequest.maximumCount) messages per acknowledgement, got \(body.messages.count)"
-                )
-            }
-            let deleted = try await self.acceptor.groups().acknowledgeGroup(
-                body.messages,
-                for: token,
-                at: self.clock.date()
-            )
+            let deleted = try await self.acknowledger.acknowledge(body.messages, for: token)
             return try JSONBody.response(AcknowledgeResponse(messages: deleted))
         }
     }

@@ -18,6 +18,8 @@ final class MailCourier: Sendable {
     let session: SessionGrant
     private let sessionEnding = Mutex(false)
     private let mailboxes: any MailboxRepository
+    /// Where group slots are read from; nil when the socket did not ask for them (`?groups=true`).
+    private let groups: (any GroupMailboxRepository)?
     private let metrics: RelayMetrics
     private let outbound: WebSocketOutboundWriter
     private let clock: RelayClock
@@ -30,6 +32,7 @@ final class MailCourier: Sendable {
         session: SessionGrant,
         settings: DeliveryStateMachine.Settings,
         mailboxes: any MailboxRepository,
+        groups: (any GroupMailboxRepository)?,
         metrics: RelayMetrics,
         outbound: WebSocketOutboundWriter,
         clock: RelayClock
@@ -37,6 +40,7 @@ final class MailCourier: Sendable {
         self.token = session.token
         self.session = session
         self.mailboxes = mailboxes
+        self.groups = groups
         self.metrics = metrics
         self.outbound = outbound
         self.clock = clock
@@ -46,7 +50,11 @@ final class MailCourier: Sendable {
 
     func opened() { self.perform(self.machine.withLock { $0.opened() }) }
     func wake() { self.perform(self.machine.withLock { $0.wake() }) }
-    func offer(_ message: MailboxMessage) { self.perform(self.machine.withLock { $0.offer(message) }) }
+    /// A message or group slot this process just stored; group slots only reach sockets that asked for them.
+    func offer(_ mail: StreamMail) {
+        if case .group = mail, self.groups == nil { return }
+        self.perform(self.machine.withLock { $0.offer(mail) })
+    }
     func acknowledged(_ keys: [MessageKey]) { self.perform(self.machine.withLock { $0.acknowledged(keys) }) }
 
     /// Writes an ephemeral message now, beside the delivery machine: it has no sequence and is never acknowledged.
@@ -129,12 +137,7 @@ final class MailCourier: Sendable {
                 switch action {
                 case .read(let after, let limit):
                     do {
-                        let batch = try await self.mailboxes.messages(
-                            for: self.token,
-                            after: after,
-                            limit: limit,
-                            at: self.clock.date()
-                        )
+                        let batch = try await self.read(after: after, limit: limit)
                         action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
                     } catch let error as WotsError where error.code == .storageUnavailable {
                         action = self.machine.withLock { $0.readFailed() }
@@ -142,19 +145,8 @@ final class MailCourier: Sendable {
                 case .send(let offered):
                     // A message offered or read a while ago may have reached its expiresAt since: it is never sent.
                     let date = self.clock.date()
-                    let messages = offered.filter { !$0.envelope.hasExpired(at: date) }
-                    for message in messages {
-                        try await StreamSession.send(
-                            .message(
-                                DeliveredMessage(
-                                    seq: message.sequence,
-                                    receivedAt: message.receivedAt,
-                                    envelope: message.envelope
-                                )
-                            ),
-                            to: self.outbound
-                        )
-                    }
+                    let messages = offered.filter { !$0.hasExpired(at: date) }
+                    for message in messages { try await StreamSession.send(message.frame, to: self.outbound) }
                     self.metrics.messagesDelivered.increment(by: messages.count)
                     let now = self.now()
                     action = self.machine.withLock { $0.sendFinished(messages, now: now) }
@@ -172,5 +164,14 @@ final class MailCourier: Sendable {
             }
             if !wasStopped { try? await self.outbound.close(.unexpectedServerError, reason: "delivery failed") }
         }
+    }
+
+    /// The mailbox after `after`: 1:1 messages, and group slots when the socket asked for them, in sequence order.
+    private func read(after: Int64, limit: Int) async throws -> [StreamMail] {
+        let date = self.clock.date()
+        let direct = try await self.mailboxes.messages(for: self.token, after: after, limit: limit, at: date)
+        guard let groups = self.groups else { return direct.map(StreamMail.direct) }
+        let group = try await groups.groupMessages(for: self.token, after: after, limit: limit, at: date)
+        return StreamMail.merged(direct, group, limit: limit)
     }
 }

@@ -10,7 +10,8 @@ struct MailboxAcknowledger: Sendable {
     let hub: DeliveryHub
     let metrics: RelayMetrics
 
-    /// Deletes these messages from `token`'s mailbox.
+    /// Deletes these messages and group slots from `token`'s mailbox: one acknowledgement by (sender, id) reaches
+    /// both, whichever endpoint or frame carried it.
     /// - Returns: the keys whose messages were deleted now, in the order given.
     /// - Throws: `too_many_ids` past `AcknowledgeRequest.maximumCount` keys (nothing is deleted then), or the
     ///   storage failure.
@@ -21,9 +22,15 @@ struct MailboxAcknowledger: Sendable {
                 "at most \(AcknowledgeRequest.maximumCount) messages per acknowledgement, got \(keys.count)"
             )
         }
-        let deleted = try await self.storage.mailboxes.acknowledge(keys, for: token, at: Date())
+        let now = Date()
+        var deleted = Set(try await self.storage.mailboxes.acknowledge(keys, for: token, at: now))
+        let rest = keys.filter { !deleted.contains($0) }
+        if !rest.isEmpty {
+            deleted.formUnion(try await self.storage.groupMailboxes().acknowledgeGroup(rest, for: token, at: now))
+        }
         self.metrics.messagesAcknowledged.increment(by: deleted.count)
         self.hub.acknowledged(keys, by: token)
-        return deleted
+        var answered: Set<MessageKey> = []
+        return keys.filter { deleted.contains($0) && answered.insert($0).inserted }
     }
 }

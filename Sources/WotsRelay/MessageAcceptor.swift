@@ -40,7 +40,7 @@ struct MessageAcceptor: Sendable {
         if receipt.isNew {
             self.metrics.messagesStored.increment()
             self.hub.deliver(
-                MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope),
+                .direct(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope)),
                 to: header.recipient
             )
         } else {

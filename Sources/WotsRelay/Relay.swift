@@ -126,8 +126,10 @@ public struct Relay: Sendable {
                 accounts: self.accounts,
                 configuration: self.configuration,
                 sendLimiter: self.sendLimiter,
+                hub: self.hub,
                 clock: self.clock
             ),
+            acknowledger: self.makeAcknowledger(),
             configuration: self.configuration,
             clock: self.clock
         )

@@ -1,3 +1,4 @@
+import WotsCore
 public import WotsStorage
 
 /// The repositories a relay works on, all backed by one database, and what that database's health is.
@@ -71,5 +72,17 @@ public struct RelayStorage: Sendable {
             health: health,
             probe: { health.recordProbe(.success(())) }
         )
+    }
+}
+
+extension RelayStorage {
+    /// The store of group messages: every backend's mailbox repository is one.
+    func groupMailboxes() throws -> any GroupMailboxRepository { try Self.groupMailboxes(in: self.mailboxes) }
+
+    static func groupMailboxes(in mailboxes: any MailboxRepository) throws -> any GroupMailboxRepository {
+        guard let groups = mailboxes as? any GroupMailboxRepository else {
+            throw WotsError(.internalError, "this relay's mailbox store cannot hold group messages")
+        }
+        return groups
     }
 }

@@ -26,6 +26,15 @@ struct StreamSession: Sendable {
         async throws
     {
         var frames = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
+        let groups: (any GroupMailboxRepository)?
+        do {
+            groups = try Self.wantsGroups(request) ? try RelayStorage.groupMailboxes(in: self.mailboxes) : nil
+        } catch {
+            let refusal = Refusal(error)
+            try await Self.send(.error(ref: nil, id: nil, code: refusal.code, message: refusal.message), to: outbound)
+            try await outbound.close(.policyViolation, reason: refusal.code.name)
+            return
+        }
         guard
             let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
         else {
@@ -42,6 +51,7 @@ struct StreamSession: Sendable {
             session: session,
             settings: self.deliverySettings,
             mailboxes: self.mailboxes,
+            groups: groups,
             metrics: self.metrics,
             outbound: outbound,
             clock: self.clock
@@ -68,6 +78,17 @@ struct StreamSession: Sendable {
         settings.pingInterval = self.configuration.pingInterval
         settings.resyncInterval = self.configuration.resyncInterval
         return settings
+    }
+
+    /// Whether the stream was opened with `?groups=true`, asking for group slots beside 1:1 messages.
+    /// - Throws: `invalid_argument` for a `groups` value other than `true` or `false`.
+    static func wantsGroups(_ request: Request) throws -> Bool {
+        switch request.uri.queryParameters.get("groups") {
+        case nil, "false": return false
+        case "true": return true
+        case let other?:
+            throw WotsError(.invalidArgument, "groups must be true or false, got \"\(other.prefix(32))\"")
+        }
     }
 
     /// The bearer session from the upgrade's `Authorization` header, else from an `auth` first frame within the

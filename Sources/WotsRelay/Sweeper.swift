@@ -5,7 +5,7 @@ import ServiceLifecycle
 import WotsStorage
 
 /// Periodically removes expired challenges and sessions, deletes messages whose envelope's `expiresAt` has come
-/// (silently: their senders asked for it), expires messages older than the retention period (leaving their senders a
+/// and group message bodies whose `expiresAt` has come (silently: their senders asked for it), expires messages older than the retention period (leaving their senders a
 /// notice), and forgets old acknowledgements and notices.
 struct Sweeper: Service {
     let storage: RelayStorage
@@ -20,6 +20,8 @@ struct Sweeper: Service {
         var expiredMessages = 0
         /// Messages deleted at their envelope's `expiresAt`.
         var vanishedMessages = 0
+        /// Group message bodies (with every slot left) deleted at their `expiresAt`.
+        var vanishedGroupMessages = 0
         var acknowledgements = 0
         var notices = 0
         var blobs = 0
@@ -44,7 +46,13 @@ struct Sweeper: Service {
         var report = Report()
         do {
             report.authentication = try await self.storage.authentication.sweepExpired(now: now)
-            report.vanishedMessages = try await self.deleteVanishingMessages(now: now)
+            report.vanishedMessages = try await self.deleteInBatches {
+                try await self.storage.mailboxes.deleteExpired(at: now, limit: $0)
+            }
+            let groups = try self.storage.groupMailboxes()
+            report.vanishedGroupMessages = try await self.deleteInBatches {
+                try await groups.deleteExpiredGroupMessages(at: now, limit: $0)
+            }
             report.expiredMessages = try await self.expireMessages(now: now)
             report.acknowledgements = try await self.storage.mailboxes.forgetAcknowledgements(
                 before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
@@ -62,7 +70,7 @@ struct Sweeper: Service {
                 "swept",
                 metadata: [
                     "authentication": "\(report.authentication)", "expired": "\(report.expiredMessages)",
-                    "vanished": "\(report.vanishedMessages)",
+                    "vanished": "\(report.vanishedMessages)", "vanishedGroup": "\(report.vanishedGroupMessages)",
                     "acknowledgements": "\(report.acknowledgements)", "notices": "\(report.notices)",
                     "blobs": "\(report.blobs)",
                 ]
@@ -71,13 +79,14 @@ struct Sweeper: Service {
         return report
     }
 
-    /// Deletes every message whose envelope's `expiresAt` has come, in bounded transactions as `expireMessages` does.
-    private func deleteVanishingMessages(now: Date) async throws -> Int {
+    /// Runs `delete` (given the batch size, answering how many it deleted) until a batch comes back short, so a
+    /// backlog is deleted in bounded transactions as `expireMessages` does.
+    private func deleteInBatches(_ delete: (Int) async throws -> Int) async throws -> Int {
         let batch = self.configuration.expiryBatchSize
         var total = 0
         while true {
             try Task.checkCancellation()
-            let deleted = try await self.storage.mailboxes.deleteExpired(at: now, limit: batch)
+            let deleted = try await delete(batch)
             total += deleted
             if deleted < batch { return total }
         }

@@ -11,8 +11,14 @@ extension Envelope {
     }
 
     /// Whether the envelope's `expiresAt` has come by `now` (an envelope that expires at exactly `now` has).
-    public func hasExpired(at now: Date) -> Bool {
-        guard let expiry = self.mailboxExpiryMilliseconds else { return false }
+    public func hasExpired(at now: Date) -> Bool { MailboxExpiry.hasCome(self.mailboxExpiryMilliseconds, by: now) }
+}
+
+/// When a mailbox's `expiresAt` counts as come, for 1:1 and group messages alike.
+enum MailboxExpiry {
+    /// Whether `expiry` (milliseconds since the epoch; nil: never) has come by `now`.
+    static func hasCome(_ expiry: Int64?, by now: Date) -> Bool {
+        guard let expiry else { return false }
         let exact = now.timeIntervalSince1970 * 1000
         let nearest = exact.rounded()
         // Whole milliseconds, as the database backends compare them; a time read back from them comes a hair off.

@@ -96,4 +96,7 @@ extension GroupEnvelope {
         guard expiresAt != 0, let milliseconds = Int64(exactly: expiresAt) else { return nil }
         return milliseconds
     }
+
+    /// Whether the body's `expiresAt` has come by `now` (one that expires at exactly `now` has).
+    public func hasExpired(at now: Date) -> Bool { MailboxExpiry.hasCome(self.mailboxExpiryMilliseconds, by: now) }
 }

@@ -153,11 +153,3 @@ extension InMemoryMailboxRepository.State {
         for slot in self.groupSlots[recipient] ?? [] { _ = self.removeGroupSlot(slot.key, of: recipient) }
     }
 }
-
-extension GroupEnvelope {
-    /// Whether the body's `expiresAt` has come by `now`, in whole milliseconds as the database backends compare.
-    func hasExpired(at now: Date) -> Bool {
-        guard let expiry = self.mailboxExpiryMilliseconds else { return false }
-        return Double(expiry) <= (now.timeIntervalSince1970 * 1000).rounded(.down)
-    }
-}

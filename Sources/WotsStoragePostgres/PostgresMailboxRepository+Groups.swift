@@ -14,7 +14,7 @@ extension PostgresMailboxRepository: GroupMailboxRepository {
     ) async throws -> GroupMailboxReceipt {
         let receivedAt = PostgresTime.stored(receivedAt)
         let logger = self.database.queryLogger
-        return try await self.database.transaction(
+        let receipt = try await self.database.transaction(
             "store a group message for \(slots.count) recipients",
             // Two appends of one (sender, id) race on the body's key; the loser runs again and finds the winner's.
             retryingOn: ["group_bodies_pkey"]
@@ -99,6 +99,16 @@ extension PostgresMailboxRepository: GroupMailboxRepository {
             )
             return GroupMailboxReceipt(receivedAt: receivedAt, sequences: sequences)
         }
+        // After the commit, as for 1:1 appends: other relay processes wake the recipients' sockets.
+        if receipt.isNew {
+            let nodeID = self.database.nodeID
+            self.database.outgoingNotifications.send(
+                zip(slots, receipt.sequences).map {
+                    MailNotification(nodeID: nodeID, recipient: $0.recipient, sequence: $1).payload
+                }
+            )
+        }
+        return receipt
     }
 
     /// The first receipt when the same body is held already; a conflict for another body under the same key.

@@ -10,7 +10,7 @@ import WotsStorage
     static let recipient = try! Token(bytes: Array(repeating: 2, count: 16))
     static let sender = try! Token(bytes: Array(repeating: 1, count: 16))
 
-    static func message(_ sequence: Int64) -> MailboxMessage {
+    static func message(_ sequence: Int64) -> StreamMail {
         let header = EnvelopeHeader(
             messageID: UUID(),
             sender: Self.sender,
@@ -19,14 +19,16 @@ import WotsStorage
             recipientFingerprint: try! Fingerprint(bytes: Array(repeating: 4, count: 32)),
             sentAtMilliseconds: 1
         )
-        return MailboxMessage(
-            sequence: sequence,
-            receivedAt: Date(timeIntervalSince1970: 1),
-            envelope: Envelope(header: header, wrappedKey: [], nonce: [], ciphertext: [], signature: [])
+        return .direct(
+            MailboxMessage(
+                sequence: sequence,
+                receivedAt: Date(timeIntervalSince1970: 1),
+                envelope: Envelope(header: header, wrappedKey: [], nonce: [], ciphertext: [], signature: [])
+            )
         )
     }
 
-    static func messages(_ range: ClosedRange<Int64>) -> [MailboxMessage] { range.map(Self.message) }
+    static func messages(_ range: ClosedRange<Int64>) -> [StreamMail] { range.map(Self.message) }
 
     func machine(_ configure: (inout DeliveryStateMachine.Settings) -> Void = { _ in }) -> DeliveryStateMachine {
         var settings = DeliveryStateMachine.Settings()
@@ -100,7 +102,7 @@ import WotsStorage
         #expect(machine.readFinished(window, limit: 2) == .send(window))
         #expect(machine.sendFinished(window, now: .zero) == .none, "the window is full")
         #expect(machine.wake() == .none, "a wake-up waits for room too")
-        #expect(machine.acknowledged([window[0].envelope.header.messageKey]) == .read(after: 2, limit: 1))
+        #expect(machine.acknowledged([window[0].key]) == .read(after: 2, limit: 1))
     }
 
     @Test func anIdleSocketIsPingedWhenNothingWasSentForAnInterval() {

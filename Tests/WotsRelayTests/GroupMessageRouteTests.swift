@@ -32,19 +32,6 @@ import WotsTesting
         }
     }
 
-    func seal(_ text: String, from sender: TestIdentity, to recipients: [TestIdentity]) throws -> SealedGroupMessage {
-        try GroupEnvelope.seal(
-            plaintext: Array(text.utf8),
-            from: sender.token,
-            identity: sender.identity,
-            groupID: try GroupID(bytes: SecureRandom.bytes(16)),
-            membershipVersion: 1,
-            membershipStateHash: SecureRandom.bytes(32),
-            senderSequence: 1,
-            to: recipients.map { GroupRecipientKeys(token: $0.token, publicKeys: $0.publicKeys) }
-        )
-    }
-
     func post(_ request: GroupSendRequest, _ client: any TestClientProtocol, session: String) async throws
         -> TestResponse
     {
@@ -60,7 +47,7 @@ import WotsTesting
     @Test func eachMemberReadsTheBodyWithItsOwnSlotAndTheLastAcknowledgementDeletesIt() async throws {
         let storage = RelayStorage.inMemory()
         try await self.withUsers(storage: storage) { client, sessions in
-            let sealed = try seal("hello group", from: alice, to: [bob, carol])
+            let sealed = try sealForGroup("hello group", from: alice, to: [bob, carol])
             let request = GroupSendRequest(body: sealed.envelope, slots: sealed.slots)
             let response = try await post(request, client, session: sessions["alice"]!)
             #expect(response.status == .accepted, "\(response.errorMessage ?? "")")
@@ -97,7 +84,7 @@ import WotsTesting
         var configuration = RelayHarness.testConfiguration
         configuration.maximumGroupMembers = 1
         try await self.withUsers(configuration: configuration) { client, sessions in
-            let sealed = try seal("hi", from: alice, to: [bob, carol])
+            let sealed = try sealForGroup("hi", from: alice, to: [bob, carol])
             let tooMany = try await post(
                 GroupSendRequest(body: sealed.envelope, slots: sealed.slots),
                 client,
@@ -106,7 +93,7 @@ import WotsTesting
             #expect(tooMany.errorCode == .invalidArgument)
         }
         try await self.withUsers { client, sessions in
-            let sealed = try seal("hi", from: alice, to: [bob, carol])
+            let sealed = try sealForGroup("hi", from: alice, to: [bob, carol])
             let asBob = try await post(
                 GroupSendRequest(body: sealed.envelope, slots: sealed.slots),
                 client,
@@ -121,7 +108,7 @@ import WotsTesting
                 session: sessions["alice"]!
             )
             #expect(tampered.errorCode == .badSignature)
-            let toMallory = try seal("hi", from: alice, to: [bob, mallory])
+            let toMallory = try sealForGroup("hi", from: alice, to: [bob, mallory])
             let unknown = try await post(
                 GroupSendRequest(body: toMallory.envelope, slots: toMallory.slots),
                 client,

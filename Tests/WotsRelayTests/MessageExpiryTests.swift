@@ -126,6 +126,36 @@ import WotsTesting
         }
     }
 
+    @Test func aGroupMessagePastItsExpiresAtIsNeverDeliveredAndTheSweepDeletesItsBodyAndSlots() async throws {
+        let clock = ManualClock()
+        try await StreamRelay.run(clock: clock) { relay in
+            let sealed = try GroupEnvelope.seal(
+                plaintext: Array("gone soon".utf8),
+                sentAt: relay.relay.clock.date(),
+                from: alice.token,
+                identity: alice.identity,
+                groupID: try GroupID(bytes: SecureRandom.bytes(16)),
+                membershipVersion: 1,
+                membershipStateHash: SecureRandom.bytes(32),
+                senderSequence: 1,
+                to: [bob, TestIdentities.carol].map { GroupRecipientKeys(token: $0.token, publicKeys: $0.publicKeys) },
+                expiresAfter: .seconds(2)
+            )
+            #expect(try await relay.client.sendGroup(sealed, session: relay.aliceSession).status == .accepted)
+            let groups = try #require(relay.relay.storage.mailboxes as? any GroupMailboxRepository)
+            #expect(try await groups.groupStatistics().slots == 2)
+
+            clock.advance(by: .seconds(2))
+
+            let socket = try await relay.connect(as: bob, groups: true)
+            #expect(await socket.next(timeout: .milliseconds(300)) == .timedOut, "nothing is delivered")
+            await socket.close()
+            let report = await relay.relay.testSweeper().sweepOnce(now: relay.relay.clock.date())
+            #expect(report.vanishedGroupMessages == 1)
+            #expect(try await groups.groupStatistics() == GroupStorageStatistics(bodies: 0, slots: 0, bodyBytes: 0))
+        }
+    }
+
     @Test func aSocketSkipsAMessagePastItsTimeAndGetsTheOnesAfterIt() async throws {
         let clock = ManualClock()
         try await StreamRelay.run(clock: clock) { relay in

@@ -177,6 +177,15 @@ extension TestClientProtocol {
         )
     }
 
+    func sendGroup(_ sealed: SealedGroupMessage, session: String) async throws -> TestResponse {
+        try await self.request(
+            "/v1/group-messages",
+            method: .post,
+            session: session,
+            body: try jsonBody(GroupSendRequest(body: sealed.envelope, slots: sealed.slots))
+        )
+    }
+
     func mailbox(session: String, after: Int64 = 0) async throws -> [DeliveredMessage] {
         let response = try await self.request("/v1/messages?after=\(after)", method: .get, session: session)
         #expect(response.status == .ok)
@@ -192,6 +201,21 @@ func seal(_ text: String, from sender: TestIdentity, to recipient: TestIdentity,
         identity: sender.identity,
         to: recipient.token,
         recipientKeys: recipient.publicKeys
+    )
+}
+
+/// A group message from `sender` to `recipients` in a fresh group at membership version 1.
+func sealForGroup(_ text: String, from sender: TestIdentity, to recipients: [TestIdentity]) throws -> SealedGroupMessage
+{
+    try GroupEnvelope.seal(
+        plaintext: Array(text.utf8),
+        from: sender.token,
+        identity: sender.identity,
+        groupID: try GroupID(bytes: SecureRandom.bytes(16)),
+        membershipVersion: 1,
+        membershipStateHash: SecureRandom.bytes(32),
+        senderSequence: 1,
+        to: recipients.map { GroupRecipientKeys(token: $0.token, publicKeys: $0.publicKeys) }
     )
 }
 

@@ -221,6 +221,32 @@ import WotsTesting
         }
     }
 
+    @Test func aGroupSlotPostedToOneRelayReachesAGroupsSocketOnAnother() async throws {
+        try await self.withTwoRelaysOnPostgres { nodeA, nodeB in
+            let aliceSession = try await self.registerAndLogin(alice, on: nodeA)
+            _ = try await self.registerAndLogin(bob, on: nodeA)
+            let bobSession = try await self.login(bob, on: nodeB)
+
+            let socket = try await TestSocket.connect(
+                port: nodeB.port,
+                headerSession: bobSession,
+                query: "?groups=true"
+            )
+            #expect(await socket.next() == .frame(.ready(ref: nil, token: bob.token)))
+            let sealed = try sealForGroup("across relays", from: alice, to: [bob])
+            let (status, _) = try await nodeA.request(
+                "/v1/group-messages",
+                method: "POST",
+                session: aliceSession,
+                body: try WireCoding.makeEncoder().encode(GroupSendRequest(body: sealed.envelope, slots: sealed.slots))
+            )
+            #expect(status == 202)
+            let frame = await socket.next(timeout: .seconds(1))
+            #expect(frame.frame?.deliveredGroupMessage?.body == sealed.envelope, "woken by NOTIFY, not the resync")
+            await socket.close()
+        }
+    }
+
     @Test func anAccountDeletedOnOneRelayIsGoneAtOnceOnAnother() async throws {
         try await self.withTwoRelaysOnPostgres { nodeA, nodeB in
             let aliceOnB = try await self.registerAndLogin(alice, on: nodeB)

@@ -52,9 +52,13 @@ struct StreamRelay: Sendable {
         }
     }
 
-    /// A socket authenticated by header, after its `ready` frame.
-    func connect(as user: TestIdentity) async throws -> TestSocket {
-        let socket = try await TestSocket.connect(port: self.port, headerSession: self.session(of: user))
+    /// A socket authenticated by header, after its `ready` frame; with `groups`, one that carries group slots too.
+    func connect(as user: TestIdentity, groups: Bool = false) async throws -> TestSocket {
+        let socket = try await TestSocket.connect(
+            port: self.port,
+            headerSession: self.session(of: user),
+            query: groups ? "?groups=true" : ""
+        )
         let ready = await socket.next()
         #expect(ready == .frame(.ready(ref: nil, token: user.token)))
         return socket

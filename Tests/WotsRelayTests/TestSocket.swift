@@ -34,8 +34,9 @@ final class TestSocket: Sendable {
         self.task = task
     }
 
-    /// Connects to `/v1/stream`, authenticating by header when `headerSession` is given.
-    static func connect(port: Int, headerSession: String? = nil) async throws -> TestSocket {
+    /// Connects to `/v1/stream` (with `query`, such as `?groups=true`), authenticating by header when
+    /// `headerSession` is given.
+    static func connect(port: Int, headerSession: String? = nil, query: String = "") async throws -> TestSocket {
         let inbox = FrameInbox()
         let (writers, writerContinuation) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
         var configuration = WebSocketClientConfiguration()
@@ -49,7 +50,7 @@ final class TestSocket: Sendable {
                 writerContinuation.finish()
             }
             try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(port)/v1/stream",
+                url: "ws://127.0.0.1:\(port)/v1/stream\(query)",
                 configuration: configuration,
                 logger: logger
             ) { inbound, outbound, _ in
@@ -179,6 +180,11 @@ private final class FrameInbox: Sendable {
 extension RelayFrame {
     var deliveredMessage: DeliveredMessage? {
         if case .message(let message) = self { return message }
+        return nil
+    }
+
+    var deliveredGroupMessage: DeliveredGroupMessage? {
+        if case .groupMessage(let message) = self { return message }
         return nil
     }
 }

@@ -8,6 +8,9 @@ public enum RelayFrame: Sendable, Hashable {
     case ready(ref: String?, token: Token)
     /// A message from the caller's mailbox; the client acknowledges it with `ack` once it has it safely.
     case message(DeliveredMessage)
+    /// The caller's slot of a group message with its body, in mailbox order with `message` frames (only on a stream
+    /// opened with `?groups=true`); acknowledged with `ack` by (sender, id) like a message.
+    case groupMessage(DeliveredGroupMessage)
     /// The reply to `send`: the envelope is stored (or was already, for a retried send).
     case accepted(ref: String?, id: UUID, seq: Int64, receivedAt: Date)
     /// An ephemeral message (a `send` with `ephemeral: true`, such as typing) passed on as it arrived: never stored,
@@ -50,6 +53,8 @@ extension RelayFrame: Codable {
                     envelope: try container.decode(Envelope.self, forKey: .envelope)
                 )
             )
+        case "group_message":
+            self = .groupMessage(try DeliveredGroupMessage(from: decoder))
         case "accepted" where try container.decodeIfPresent(Bool.self, forKey: .ephemeral) == true:
             self = .ephemeralAccepted(
                 ref: ref,
@@ -96,6 +101,9 @@ extension RelayFrame: Codable {
             try container.encode(message.seq, forKey: .seq)
             try container.encode(message.receivedAt, forKey: .receivedAt)
             try container.encode(message.envelope, forKey: .envelope)
+        case .groupMessage(let message):
+            try container.encode("group_message", forKey: .type)
+            try message.encode(to: encoder)
         case .accepted(let ref, let id, let seq, let receivedAt):
             try container.encode("accepted", forKey: .type)
             try container.encodeIfPresent(ref, forKey: .ref)
