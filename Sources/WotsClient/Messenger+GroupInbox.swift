@@ -52,27 +52,15 @@ extension Messenger {
             var acknowledge: [MessageKey] = []
             for delivered in page {
                 after = max(after, delivered.seq)
-                guard let (message, opened) = try await opener.open(delivered) else {
+                let known = book.chain(delivered.body.header.groupID)?.current.tokens ?? []
+                guard let slot = try await self.openGroupSlot(delivered, with: &opener, as: unlocked, known: known)
+                else {
                     acknowledge.append(delivered.body.header.messageKey)
                     continue
                 }
                 taken += 1
-                var names: [Token: Nickname] = [:]
-                if let (header, body) = opened, case .groupUpdate(let update) = body.content {
-                    let known = book.chain(header.groupID)?.current.tokens ?? []
-                    for token in Set(update.state.tokens + known + [header.sender]) where token != unlocked.token {
-                        names[token] = await opener.nickname(of: token)
-                    }
-                }
-                let event = try self.take(
-                    message,
-                    opened,
-                    claimed: delivered.body.header,
-                    into: &book,
-                    as: unlocked.token,
-                    history: history,
-                    names: names.merging(opener.contacts.contacts.map { ($0.token, $0.nickname) }) { found, _ in found }
-                )
+                let message = slot.message
+                let event = try self.take(slot, into: &book, as: unlocked.token, history: history)
                 book.queueOnce(event)
                 if message.acknowledge {
                     opener.markSeen(message.key)
@@ -87,17 +75,47 @@ extension Messenger {
         return taken
     }
 
-    /// Turns one opened (or unreadable) group message into the event to show, keeping a message in the history.
-    /// - Parameter claimed: the header as delivered, only used to name the group of a message that cannot be read.
-    private func take(
-        _ message: ReceivedMessage,
-        _ opened: (header: GroupEnvelopeHeader, body: MessageBody)?,
-        claimed: GroupEnvelopeHeader,
+    /// One group slot opened: the message (with a problem when unreadable), its verified header and content, and
+    /// the nicknames of the members a membership line will mention.
+    struct OpenedGroupSlot {
+        var message: ReceivedMessage
+        var opened: (header: GroupEnvelopeHeader, body: MessageBody)?
+        var claimed: GroupEnvelopeHeader
+        var names: [Token: Nickname]
+    }
+
+    /// Opens one delivered slot (the sender's keys found as for 1:1) and looks up the names its line needs; touches
+    /// no local file, so callers can hold the group book only around `take`.
+    /// - Parameter known: the members of the group's current state here, if any.
+    /// - Returns: nil when its (sender, id) was seen before.
+    func openGroupSlot(
+        _ delivered: DeliveredGroupMessage,
+        with opener: inout MessageOpener,
+        as unlocked: Unlocked,
+        known: [Token]
+    ) async throws -> OpenedGroupSlot? {
+        guard let (message, opened) = try await opener.open(delivered) else { return nil }
+        var names: [Token: Nickname] = [:]
+        if let (header, body) = opened, case .groupUpdate(let update) = body.content {
+            for token in Set(update.state.tokens + known + [header.sender]) where token != unlocked.token {
+                names[token] = await opener.nickname(of: token)
+            }
+        }
+        for contact in opener.contacts.contacts where names[contact.token] == nil {
+            names[contact.token] = contact.nickname
+        }
+        return OpenedGroupSlot(message: message, opened: opened, claimed: delivered.body.header, names: names)
+    }
+
+    /// Turns one opened (or unreadable) group slot into the event to show, applying it to `book` and keeping a
+    /// message in the history.
+    func take(
+        _ slot: OpenedGroupSlot,
         into book: inout GroupBook,
         as owner: Token,
-        history: ConversationHistory,
-        names: [Token: Nickname]
+        history: ConversationHistory
     ) throws -> GroupEvent {
+        let (message, opened, claimed, names) = (slot.message, slot.opened, slot.claimed, slot.names)
         let name: (Token) -> String = { token in
             token == owner ? "you" : names[token]?.value ?? "token \(token)"
         }

@@ -41,7 +41,18 @@ extension Messenger {
         guard chain.isMember else {
             throw WotsError(.invalidInput, "you are no longer a member of \(chain.current.name); nothing was sent")
         }
-        let state = chain.current
+        return try await self.postText(text, in: chain.current, messageID: messageID, as: unlocked)
+    }
+
+    /// Seals and posts `text` for the other members of `state`, kept in the history as sent.
+    /// - Parameter sequence: this account's sender sequence to use; default the next one from the group book.
+    func postText(
+        _ text: String,
+        in state: GroupState,
+        messageID: UUID = UUID(),
+        sequence: UInt64? = nil,
+        as unlocked: Unlocked
+    ) async throws -> SentGroupMessage {
         let recipients = state.tokens.filter { $0 != unlocked.token }
         guard !recipients.isEmpty else {
             throw WotsError(.invalidInput, "you are the only member of \(state.name); nothing was sent")
@@ -53,6 +64,7 @@ extension Messenger {
             naming: state,
             to: recipients,
             messageID: messageID,
+            sequence: sequence,
             as: unlocked,
             beforePosting: { envelope in
                 try history.record(
@@ -85,6 +97,7 @@ extension Messenger {
     /// from its profile), takes the next sender sequence, and posts it, retrying transient failures.
     /// - Parameters:
     ///   - named: the state the header names: the current one, or for a `create` the new one itself.
+    ///   - sequence: this account's sender sequence; default the next one, taken from the group book here.
     ///   - beforePosting: keeps what must be stored before the relay can answer.
     ///   - afterFailure: undoes it when the relay refused.
     func postGroup(
@@ -92,14 +105,18 @@ extension Messenger {
         naming named: GroupState,
         to recipients: [Token],
         messageID: UUID = UUID(),
+        sequence: UInt64? = nil,
         as unlocked: Unlocked,
         beforePosting: (GroupEnvelope) throws -> Void = { _ in },
         afterFailure: () -> Void = {}
     ) async throws -> (SealedGroupMessage, GroupSendReceipt) {
         let keys = try await self.groupRecipientKeys(recipients, as: unlocked)
-        var book = try self.store.groupBook()
-        let sequence = book.takeSequence(in: named.id)
-        try self.store.save(book)
+        var taken = sequence
+        if taken == nil {
+            var book = try self.store.groupBook()
+            taken = book.takeSequence(in: named.id)
+            try self.store.save(book)
+        }
         let sealed = try GroupEnvelope.seal(
             plaintext: try MessageBody(content).encoded(),
             messageID: messageID,
@@ -108,7 +125,7 @@ extension Messenger {
             groupID: named.id,
             membershipVersion: named.version,
             membershipStateHash: named.stateHash,
-            senderSequence: sequence,
+            senderSequence: taken ?? 1,
             to: keys
         )
         try beforePosting(sealed.envelope)
