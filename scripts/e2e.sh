@@ -213,6 +213,21 @@ expect_success as bob inbox --json
 [[ $(json 'len(d)') == 0 ]] || fail "acknowledged message came back"
 ok
 
+step "a group: create, send --group, and bob's inbox shows [NAME]"
+expect_success as alice group create "crew $MARKER" --members bob --json
+GROUP_ID=$(json 'd["id"]')
+[[ $(json 'len(d["members"])') == 2 && $(json 'd["admin"]') == True ]] || fail "group not created as admin"
+expect_success as alice send --group "crew $MARKER" "hello crew $MARKER"
+out_has "sent to crew $MARKER"
+expect_success as bob inbox
+out_has "[crew $MARKER] alice created crew $MARKER with you"
+out_has "[crew $MARKER] alice: hello crew $MARKER"
+expect_success as bob group list --json
+[[ $(json 'd[0]["id"]') == "$GROUP_ID" ]] || fail "bob's group list lacks the group"
+expect_success as alice inbox --json
+[[ $(json 'd[0]["kind"]') == group_change ]] || fail "alice's own create did not come back"
+ok
+
 step "a retried send with the same id is stored once"
 ID=$(python3 -c 'import uuid; print(uuid.uuid4())')
 expect_success as alice send --to bob --id "$ID" "once $MARKER"

@@ -54,70 +54,20 @@ struct MessageOpener {
             problem: nil,
             acknowledge: true
         )
-        func fail(_ code: ErrorCode, _ reason: String, acknowledge: Bool = true) -> ReceivedMessage {
-            message.problem = ReceivedMessage.Problem(code: code, message: reason)
-            message.acknowledge = acknowledge
-            return message
-        }
-
-        let senderKeys: PublicKeys
-        if let pinned = self.contacts.contact(token: header.sender), pinned.fingerprint == header.senderFingerprint {
-            message.from = pinned.nickname
-            senderKeys = pinned.publicKeys
-        } else {
-            let entry: DirectoryEntry
-            do {
-                entry = try await self.lookUp(header.sender)
-            } catch let error as WotsError where error.code == .unknownToken {
-                let known = self.contacts.contact(token: header.sender)
-                message.from = known?.nickname
-                return fail(
-                    .unknownSender,
-                    "the sender's token \(header.sender) is not in the directory (account deleted?)"
-                )
-            }
-            message.from = entry.nickname
-            do {
-                try Messenger.checkConsistent(entry, relay: self.relay.baseURL)
-            } catch let error as WotsError {
-                return fail(.unknownSender, error.reason)
-            }
-            guard entry.fingerprint == header.senderFingerprint else {
-                return fail(
-                    .senderKeyMismatch,
-                    "signed with key \(header.senderFingerprint.grouped), but \(entry.nickname)'s key is "
-                        + "\(entry.fingerprint.grouped)"
-                )
-            }
-            switch self.contacts.verdict(for: entry) {
-            case .unknown:
-                self.contacts.pin(entry)
-                self.contactsChanged = true
-            case .pinned:
-                break
-            case .changed(let pinned):
-                return fail(
-                    .keyChanged,
-                    ContactBook.keyChangedError(entry: entry, pinned: pinned).reason + " to read this message",
-                    acknowledge: false
-                )
-            }
-            senderKeys = entry.publicKeys
-        }
-
+        guard let senderKeys = try await self.senderKeys(of: &message) else { return message }
         let opened: OpenedMessage
         do {
             opened = try delivered.envelope.open(as: self.token, identity: self.identity, senderKeys: senderKeys)
         } catch let error as WotsError {
-            return fail(error.code, error.reason)
+            return message.failing(error.code, error.reason)
         } catch {
-            return fail(.malformed, "\(error)")
+            return message.failing(.malformed, "\(error)")
         }
         let body: MessageBody
         do {
             body = try opened.body()
         } catch let error as WotsError {
-            return fail(error.code, error.reason)
+            return message.failing(error.code, error.reason)
         }
         try await self.checkGossip(body.log, from: message.from?.description ?? header.sender.description)
         message.body = body
@@ -133,6 +83,62 @@ struct MessageOpener {
         return message
     }
 
+    /// The sender's keys: the pinned contact's when the fingerprint matches, else the directory's (proven by the log
+    /// when an auditor is given), pinned on first use. Shared by 1:1 and group messages.
+    /// - Returns: nil with `message.problem` set when the keys cannot be used (a changed key keeps the message).
+    /// - Throws: only when the relay cannot be asked about the sender.
+    mutating func senderKeys(of message: inout ReceivedMessage) async throws -> PublicKeys? {
+        let sender = message.fromToken
+        let fingerprint = message.senderFingerprint
+        if sender == self.token, fingerprint == self.identity.fingerprint {
+            return self.identity.publicKeys  // a group update this account sent comes back to it
+        }
+        if let pinned = self.contacts.contact(token: sender), pinned.fingerprint == fingerprint {
+            message.from = pinned.nickname
+            return pinned.publicKeys
+        }
+        let entry: DirectoryEntry
+        do {
+            entry = try await self.lookUp(sender)
+        } catch let error as WotsError where error.code == .unknownToken {
+            message.from = self.contacts.contact(token: sender)?.nickname
+            message = message.failing(
+                .unknownSender,
+                "the sender's token \(sender) is not in the directory (account deleted?)"
+            )
+            return nil
+        }
+        message.from = entry.nickname
+        do {
+            try Messenger.checkConsistent(entry, relay: self.relay.baseURL)
+        } catch let error as WotsError {
+            message = message.failing(.unknownSender, error.reason)
+            return nil
+        }
+        guard entry.fingerprint == fingerprint else {
+            message = message.failing(
+                .senderKeyMismatch,
+                "signed with key \(fingerprint.grouped), but \(entry.nickname)'s key is \(entry.fingerprint.grouped)"
+            )
+            return nil
+        }
+        switch self.contacts.verdict(for: entry) {
+        case .unknown:
+            self.contacts.pin(entry)
+            self.contactsChanged = true
+        case .pinned:
+            break
+        case .changed(let pinned):
+            message = message.failing(
+                .keyChanged,
+                ContactBook.keyChangedError(entry: entry, pinned: pinned).reason + " to read this message",
+                acknowledge: false
+            )
+            return nil
+        }
+        return entry.publicKeys
+    }
+
     /// - Throws: `log_forked` when the sender was shown another log than this client; the message stays unacknowledged.
     private mutating func checkGossip(_ head: LogHead?, from sender: String) async throws {
         guard let head, let auditor = self.auditor, !self.consistentHeads.contains(head) else { return }
@@ -143,7 +149,7 @@ struct MessageOpener {
     /// Records that a message was shown, so a redelivery is dropped.
     mutating func markSeen(_ key: MessageKey) { self.seen.insert(key) }
 
-    private mutating func lookUp(_ token: Token) async throws -> DirectoryEntry {
+    mutating func lookUp(_ token: Token) async throws -> DirectoryEntry {
         if let cached = self.directory[token] { return cached }
         let entry: DirectoryEntry
         if let auditor = self.auditor {

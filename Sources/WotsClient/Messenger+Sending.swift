@@ -226,11 +226,20 @@ extension Messenger {
 
     /// Posts an envelope, retrying transient failures with the very same envelope (the relay deduplicates by id).
     func deliver(_ envelope: Envelope, attempts: Int = 4) async throws -> SendReceipt {
+        try await self.retryingTransientFailures(attempts: attempts) { try await self.relay.send(envelope) }
+    }
+
+    /// Runs `post` until it succeeds, fails for good, or `attempts` transient failures happened, doubling the pause
+    /// from 250 ms. Only for requests the relay deduplicates (by message id).
+    func retryingTransientFailures<Value>(
+        attempts: Int = 4,
+        _ post: () async throws -> Value
+    ) async throws -> Value {
         var delay = Duration.milliseconds(250)
         var attempt = 1
         while true {
             do {
-                return try await self.relay.send(envelope)
+                return try await post()
             } catch let error as WotsError where attempt < attempts && Self.isTransient(error) {
                 self.logger.debug(
                     "send failed, retrying",

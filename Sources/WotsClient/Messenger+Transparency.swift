@@ -13,6 +13,14 @@ extension Messenger {
         return try await self.auditor.verify(lookup).entry
     }
 
+    /// The entry of `token` (a group member), proven by the relay's transparency log.
+    /// - Throws: `unknown_token`, and what `verifiedEntry(nickname:)` throws.
+    func verifiedEntry(token: Token) async throws -> DirectoryEntry {
+        let lookup = try await self.relay.lookup(token: token)
+        try Self.checkConsistent(lookup.entry, relay: self.relay.baseURL)
+        return try await self.auditor.verify(lookup).entry
+    }
+
     /// What `wots directory verify` found.
     public struct LogAudit: Sendable, Hashable, Codable {
         /// The verified checkpoint's size and root hash (base64).

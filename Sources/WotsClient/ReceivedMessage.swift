@@ -60,6 +60,14 @@ public struct ReceivedMessage: Sendable, Hashable, Codable {
     /// Where the attachment was saved, once it was.
     public var savedTo: String?
 
+    /// This message with a problem: not shown as valid, acknowledged unless `acknowledge` is false.
+    func failing(_ code: ErrorCode, _ reason: String, acknowledge: Bool = true) -> ReceivedMessage {
+        var failed = self
+        failed.problem = Problem(code: code, message: reason)
+        failed.acknowledge = acknowledge
+        return failed
+    }
+
     public var isValid: Bool { self.problem == nil && (self.body != nil || self.attachment != nil) }
 
     /// The message's identity: (sender, id).

@@ -55,6 +55,8 @@ public struct StreamClient: Sendable {
     ///   - link: set to the live socket while connected, so frames can be sent on it. Default none.
     ///   - ephemeral: called for each ephemeral message (typing): never stored by the relay, never acknowledged.
     ///   - handle: called for each delivered message; return true to acknowledge it.
+    ///   - handleGroup: when given, the stream is opened with `?groups=true` and this is called for each group slot
+    ///     (`group_message` frame), in mailbox order with the messages; return true to acknowledge it.
     /// - Throws: `invalid_session` or `account_suspended` when the relay refuses the account (reconnecting would not
     ///   help),
     ///   `CancellationError` when cancelled.
@@ -62,6 +64,7 @@ public struct StreamClient: Sendable {
         status: @escaping @Sendable (Status) -> Void,
         link: StreamLink? = nil,
         ephemeral: @escaping @Sendable (DeliveredMessage) async -> Void = { _ in },
+        handleGroup: (@Sendable (DeliveredGroupMessage) async throws -> Bool)? = nil,
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
         try self.checkStreamHost()
@@ -77,6 +80,7 @@ public struct StreamClient: Sendable {
                     status: status,
                     link: link,
                     ephemeral: ephemeral,
+                    handleGroup: handleGroup,
                     handle: handle
                 )
                 reason = "the relay closed the stream"
@@ -123,6 +127,7 @@ public struct StreamClient: Sendable {
         status: @escaping @Sendable (Status) -> Void,
         link: StreamLink?,
         ephemeral: @escaping @Sendable (DeliveredMessage) async -> Void,
+        handleGroup: (@Sendable (DeliveredGroupMessage) async throws -> Bool)?,
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
         let session = try await self.relay.currentSession()
@@ -133,7 +138,7 @@ public struct StreamClient: Sendable {
             autoPing: .enabled(timePeriod: .seconds(30))
         )
         try await WebSocketClient.connect(
-            url: self.url,
+            url: handleGroup == nil ? self.url : self.url + "?groups=true",
             configuration: configuration,
             tlsConfiguration: relay.trust.tlsConfiguration,
             logger: self.logger
@@ -149,6 +154,12 @@ public struct StreamClient: Sendable {
             try await send(ClientFrame(.auth(session: session), ref: "auth"))
             var acknowledgements = 0
             var unanswered: [String: [MessageKey]] = [:]
+            func acknowledge(_ key: MessageKey) async throws {
+                acknowledgements += 1
+                let ref = "ack-\(acknowledgements)"
+                unanswered[ref] = [key]
+                try await send(ClientFrame(.ack([key]), ref: ref))
+            }
             for try await message in inbound.messages(maxSize: maximumFrameSize) {
                 guard case .text(let text) = message else { continue }
                 let frame: RelayFrame
@@ -163,12 +174,7 @@ public struct StreamClient: Sendable {
                     link?.attach(outbound)
                     status(.connected)
                 case .message(let delivered):
-                    if try await handle(delivered) {
-                        acknowledgements += 1
-                        let ref = "ack-\(acknowledgements)"
-                        unanswered[ref] = [delivered.envelope.header.messageKey]
-                        try await send(ClientFrame(.ack([delivered.envelope.header.messageKey]), ref: ref))
-                    }
+                    if try await handle(delivered) { try await acknowledge(delivered.envelope.header.messageKey) }
                 case .acked(let ref?, _):
                     unanswered[ref] = nil
                 case .error(let ref?, _, let code, let text) where unanswered[ref] != nil:
@@ -201,10 +207,13 @@ public struct StreamClient: Sendable {
                         }
                     }
                     throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
+                case .groupMessage(let delivered):
+                    if let handleGroup, try await handleGroup(delivered) {
+                        try await acknowledge(delivered.body.header.messageKey)
+                    }
                 case .ephemeralMessage(let receivedAt, let envelope):
                     await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
-                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted, .groupMessage:
-                    // Group slots come only on a stream opened with `?groups=true`.
+                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
                     continue
                 }
             }

@@ -21,7 +21,10 @@ struct Chat: AsyncParsableCommand {
             off`) stops telling bob what you read. `/send PATH` sends a file as `wots send --file` does (progress on \
             stderr, then its ✓ marks like a text); an attachment bob sends is downloaded, checked and saved in \
             --download-dir under a name no file has, and its line prints the saved path (or why it was refused). \
-            `/help` lists these commands.
+            `/help` lists these commands. --group NAME chats in a group instead (its name or an id prefix): your \
+            lines go to every other member, and the group's messages and membership changes appear as `wots inbox` \
+            prints them ("[NAME] alice: hi"); other groups' messages wait for `wots inbox`; no receipts, typing or \
+            /commands in groups yet.
             """
     )
 
@@ -29,18 +32,28 @@ struct Chat: AsyncParsableCommand {
     @OptionGroup var secret: SecretOptions
 
     @Option(name: .long, help: ArgumentHelp("Who to talk with.", valueName: "NICK"))
-    var with: String
+    var with: String?
+
+    @Option(name: .long, help: ArgumentHelp("Chat in a group instead (its name or id prefix).", valueName: "NAME"))
+    var group: String?
 
     @Flag(name: .customLong("no-read-receipts"), help: "Do not tell the peer which messages you read.")
     var noReadReceipts = false
 
     @OptionGroup var downloads: DownloadOptions
 
-    func validate() throws { _ = try parseNickname(self.with) }
+    func validate() throws {
+        switch (self.with, self.group) {
+        case (let with?, nil): _ = try parseNickname(with)
+        case (nil, _?): break
+        default: throw ValidationError("give exactly one of --with NICK and --group NAME")
+        }
+    }
 
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-        let nickname = try parseNickname(self.with)
+        if let group { return try await self.chat(in: group, messenger: messenger) }
+        let nickname = try parseNickname(self.with ?? "")
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
         let display = ConversationDisplay(store: messenger.store)
         try await messenger.chat(
@@ -64,6 +77,23 @@ struct Chat: AsyncParsableCommand {
             failed: { error in Terminal.note("wots: not sent: \(error.reason)") },
             notice: { Terminal.out($0) },
             expired: { expired in Terminal.out(Terminal.describe(expired)) }
+        )
+    }
+
+    private func chat(in group: String, messenger: Messenger) async throws {
+        let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        try await messenger.groupChat(
+            group,
+            input: {
+                if Terminal.stdinIsTerminal { tcflush(STDIN_FILENO, TCIFLUSH) }
+                let lines = ChatInputReader.open()
+                if Terminal.stderrIsTerminal { Terminal.note("chatting in \(group); Ctrl-D ends") }
+                return lines
+            },
+            status: { Terminal.status($0, url: url) },
+            event: { Terminal.out(Terminal.describe($0)) },
+            sent: { Terminal.out("✓ sent to \($0.recipients) members") },
+            failed: { error in Terminal.note("wots: not sent: \(error.reason)") }
         )
     }
 }

@@ -12,7 +12,8 @@ struct History: AsyncParsableCommand {
             --search TEXT keeps messages whose text or attachment name contains TEXT (ignoring case), searched \
             after decryption. Disappearing messages whose timer ran out are deleted first ("a disappearing \
             message expired"). --json prints one JSON array of {"id", "from", "fromToken", "direction", "sentAt", \
-            "expiresAt", "status", "type", "text", "attachment"}.
+            "expiresAt", "status", "type", "text", "attachment"}. --group NAME shows a group's conversation instead \
+            (its name or an id prefix; sent messages are marked ✓ sent).
             """
     )
 
@@ -20,7 +21,10 @@ struct History: AsyncParsableCommand {
     @OptionGroup var secret: SecretOptions
 
     @Option(name: .long, help: ArgumentHelp("Whose conversation.", valueName: "NICK"))
-    var with: String
+    var with: String?
+
+    @Option(name: .long, help: ArgumentHelp("A group's conversation instead.", valueName: "NAME"))
+    var group: String?
 
     @Option(name: .long, help: ArgumentHelp("Only messages containing TEXT.", valueName: "TEXT"))
     var search: String?
@@ -28,11 +32,25 @@ struct History: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the messages as a JSON array.")
     var json = false
 
-    func validate() throws { _ = try parseNickname(self.with) }
+    func validate() throws {
+        switch (self.with, self.group) {
+        case (let with?, nil): _ = try parseNickname(with)
+        case (nil, _?): break
+        default: throw ValidationError("give exactly one of --with NICK and --group NAME")
+        }
+    }
 
     func run() async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-        let (items, expired) = try await messenger.history(with: try parseNickname(self.with), search: self.search)
+        var (items, expired) = (Array<HistoryItem>(), 0)
+        if let group {
+            items = try await messenger.groupHistory(group).items.filter { self.search.map($0.matches) ?? true }
+        } else {
+            (items, expired) = try await messenger.history(
+                with: try parseNickname(self.with ?? ""),
+                search: self.search
+            )
+        }
         for _ in 0..<expired { Terminal.note("a disappearing message expired") }
         if self.json {
             try Terminal.json(items)

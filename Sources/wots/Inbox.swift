@@ -23,7 +23,11 @@ struct Inbox: AsyncParsableCommand {
             attachment is downloaded, checked (size, digest, every chunk) and saved in \
             --download-dir under a name no file has; its JSON adds "attachment" {"name", "size", "mediaType"} \
             and "savedTo" (the path), and "text" is its caption. A corrupt attachment is an attachment_corrupt \
-            message and nothing is saved.
+            message and nothing is saved. Group messages come first, as "[NAME] sender: text", membership \
+            changes as "[NAME] alice added dave", and refused group updates or messages as "[NAME] ✗ …"; in the \
+            JSON array as {"kind": "group_message"|"group_change"|"group_refused", "group", "groupName", "id", \
+            "from", "fromToken", "sentAt", "text", "line", "warnings"}. Group slots are deleted at the relay once \
+            kept here; --keep shows the group events again next time.
             """
     )
 
@@ -46,6 +50,13 @@ struct Inbox: AsyncParsableCommand {
         let json = self.json
         let display = ConversationDisplay(store: messenger.store)
         var events: [ConversationEvent] = []
+        // Groups first: both share the record of messages seen, which the 1:1 pass then reads fresh.
+        let groupEvents = try await messenger.groupInbox(keep: self.keep)
+        if json {
+            collected += groupEvents.map(InboxEntry.group)
+        } else {
+            for event in groupEvents { Terminal.out(Terminal.describe(event)) }
+        }
         let summary = try await messenger.inbox(
             keep: self.keep,
             // Printed for a person to read: `read` receipts (unless turned off); --json is for scripts.
@@ -71,7 +82,7 @@ struct Inbox: AsyncParsableCommand {
         if !json { for event in events { await display.show(event) } }
         if json {
             try Terminal.json(collected)
-        } else if summary.shown == 0 {
+        } else if summary.shown == 0, groupEvents.isEmpty {
             Terminal.out("no new messages")
         }
         if summary.invalid > 0 {
@@ -86,11 +97,13 @@ struct Inbox: AsyncParsableCommand {
 enum InboxEntry: Encodable {
     case message(ReceivedMessage)
     case expired(ExpiredMessage)
+    case group(GroupEvent)
 
     func encode(to encoder: any Encoder) throws {
         switch self {
         case .message(let message): try message.encode(to: encoder)
         case .expired(let expired): try expired.encode(to: encoder)
+        case .group(let event): try event.encode(to: encoder)
         }
     }
 }

@@ -19,7 +19,9 @@ struct Send: AsyncParsableCommand {
             (AES-256-GCM in 64 KiB chunks, a fresh key), uploads it to the relay (resuming after a cut) and sends \
             a message carrying its key and digest; --caption adds text. --disappear and --wait-delivered work with \
             --file as with text: the attachment message carries the timer, and the wait ends when bob's client \
-            confirms it stored the message (exit status 4 when not within --timeout).
+            confirms it stored the message (exit status 4 when not within --timeout). --group NAME sends the text to \
+            every other member of a group instead (see `wots group`); --json then prints {"id", "group", \
+            "groupName", "recipients", "receivedAt"}; --file, --disappear and --wait-delivered do not apply to groups.
             """
     )
 
@@ -27,7 +29,10 @@ struct Send: AsyncParsableCommand {
     @OptionGroup var secret: SecretOptions
 
     @Option(name: .long, help: ArgumentHelp("The recipient's nickname.", valueName: "NICK"))
-    var to: String
+    var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("Send to a group instead (its name or id prefix).", valueName: "NAME"))
+    var group: String?
 
     @Option(
         name: .long,
@@ -66,7 +71,14 @@ struct Send: AsyncParsableCommand {
     var text: [String] = []
 
     func validate() throws {
-        _ = try parseNickname(self.to)
+        switch (self.to, self.group) {
+        case (let to?, nil): _ = try parseNickname(to)
+        case (nil, _?):
+            guard self.file == nil, self.disappear == nil, !self.waitDelivered else {
+                throw ValidationError("--file, --disappear and --wait-delivered do not apply to --group")
+            }
+        default: throw ValidationError("give exactly one of --to NICK and --group NAME")
+        }
         if let id, UUID(uuidString: id) == nil { throw ValidationError("--id \"\(id)\" is not a UUID") }
         _ = try self.disappearSeconds()
         _ = try self.waitTimeout()
@@ -100,9 +112,20 @@ struct Send: AsyncParsableCommand {
             message = read.hasSuffix("\n") ? String(read.dropLast()) : read
         }
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+        if let group {
+            let sent = try await messenger.sendGroup(
+                message,
+                to: group,
+                messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID()
+            )
+            if self.json { return try Terminal.json(sent) }
+            return Terminal.out(
+                "sent to \(Terminal.safe(sent.groupName)) (\(sent.recipients) members, id \(sent.id.lowercasedString))"
+            )
+        }
         let sent = try await messenger.send(
             message,
-            to: try parseNickname(self.to),
+            to: try parseNickname(self.to ?? ""),
             messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
             disappearAfter: try self.disappearSeconds()
         )
@@ -158,7 +181,7 @@ struct Send: AsyncParsableCommand {
         let sent = try await messenger.sendFile(
             at: path,
             caption: self.caption,
-            to: try parseNickname(self.to),
+            to: try parseNickname(self.to ?? ""),
             messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
             disappearAfter: try self.disappearSeconds(),
             progress: TransferReport("uploading").callback

@@ -28,7 +28,7 @@ struct Wots: AsyncParsableCommand {
         subcommands: [
             Register.self, Whoami.self, DirectoryCommand.self, Send.self, Inbox.self, Listen.self, Chat.self,
             Verify.self, Trust.self, Restore.self, Rotate.self, Unregister.self, Unlock.self, Lock.self, Settings.self,
-            History.self,
+            History.self, GroupCommand.self,
         ]
     )
 

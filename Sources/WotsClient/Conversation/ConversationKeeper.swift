@@ -71,8 +71,8 @@ public actor ConversationKeeper {
             try self.history.setAvatar(known, of: peer)
             try self.messenger.store.savePeerAvatar(known, of: peer)
             return .profile(peer: peer, known)
-        case .checkpoint:
-            return nil
+        case .checkpoint, .groupUpdate:
+            return nil  // a group_update in a 1:1 envelope means nothing: groups travel in group envelopes
         }
     }
 

@@ -11,7 +11,7 @@ public struct GroupChain: Sendable, Hashable {
     public private(set) var current: GroupState
     public private(set) var currentHash: [UInt8]
     /// Every state held since joining, by hash.
-    private var held: [[UInt8]: GroupState]
+    var held: [[UInt8]: GroupState]
     /// The highest sender sequence accepted from each sender.
     public private(set) var lastSequence: [Token: UInt64] = [:]
 
@@ -34,6 +34,15 @@ public struct GroupChain: Sendable, Hashable {
         self.current = state
         self.currentHash = state.stateHash
         self.held = [self.currentHash: state]
+    }
+
+    /// Restores a stored chain (`GroupChain+Codable`).
+    init(owner: Token, current: GroupState, held: [[UInt8]: GroupState], lastSequence: [Token: UInt64]) {
+        self.owner = owner
+        self.current = current
+        self.currentHash = current.stateHash
+        self.held = held
+        self.lastSequence = lastSequence
     }
 
     /// Whether the owner is still a member of the current state (false once removed or after leaving).

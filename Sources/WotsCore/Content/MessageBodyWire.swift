@@ -7,7 +7,10 @@ struct MessageBodyWire: Codable {
     var text: String?
     var status: String?
     var messages: [MessageKey]?
+    /// `typing`'s state; a `group_update`'s state is the object `groupState` under the same key.
     var state: String?
+    var action: String?
+    var groupState: GroupState?
     var avatar: AvatarWire?
     var note: String?
     var attachment: AttachmentWire?
@@ -19,7 +22,7 @@ struct MessageBodyWire: Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, disappearAfter, text, status, messages, state, avatar, note, log
+        case type, disappearAfter, text, status, messages, state, action, avatar, note, log
     }
 
     init(_ body: MessageBody) {
@@ -40,6 +43,9 @@ struct MessageBodyWire: Codable {
             image.caption = nil
             self.avatar = AvatarWire(image: image)
         case .checkpoint(let note): self.note = note
+        case .groupUpdate(let update):
+            self.action = update.action.rawValue
+            self.groupState = update.state
         case .unsupported: break
         }
     }
@@ -51,7 +57,12 @@ struct MessageBodyWire: Codable {
         self.text = try container.decodeIfPresent(String.self, forKey: .text)
         self.status = try container.decodeIfPresent(String.self, forKey: .status)
         self.messages = try container.decodeIfPresent([MessageKey].self, forKey: .messages)
-        self.state = try container.decodeIfPresent(String.self, forKey: .state)
+        if self.type == "group_update" {
+            self.groupState = try container.decodeIfPresent(GroupState.self, forKey: .state)
+        } else {
+            self.state = try container.decodeIfPresent(String.self, forKey: .state)
+        }
+        self.action = try container.decodeIfPresent(String.self, forKey: .action)
         self.avatar = try container.decodeIfPresent(AvatarWire.self, forKey: .avatar)
         self.note = try container.decodeIfPresent(String.self, forKey: .note)
         self.log = try container.decodeIfPresent(LogHead.self, forKey: .log)
@@ -66,6 +77,8 @@ struct MessageBodyWire: Codable {
         try container.encodeIfPresent(self.status, forKey: .status)
         try container.encodeIfPresent(self.messages, forKey: .messages)
         try container.encodeIfPresent(self.state, forKey: .state)
+        try container.encodeIfPresent(self.groupState, forKey: .state)
+        try container.encodeIfPresent(self.action, forKey: .action)
         try container.encodeIfPresent(self.avatar, forKey: .avatar)
         try container.encodeIfPresent(self.note, forKey: .note)
         try container.encodeIfPresent(self.log, forKey: .log)
@@ -92,6 +105,12 @@ struct MessageBodyWire: Codable {
         case "settings": return .settings(disappearAfter: try Self.required(self.disappearAfter, "disappearAfter"))
         case "profile": return .profile(try self.profileAvatar())
         case "checkpoint": return .checkpoint(note: try Self.required(self.note, "note"))
+        case "group_update":
+            let name = try Self.required(self.action, "action")
+            guard let action = GroupUpdate.Action(rawValue: name) else {
+                throw WotsError(.malformed, "group_update action \"\(name.prefix(20))\" is unknown")
+            }
+            return .groupUpdate(GroupUpdate(action: action, state: try Self.required(self.groupState, "state")))
         default:
             guard !self.type.isEmpty, self.type.utf8.count <= 64 else {
                 throw WotsError(.malformed, "content type must be 1 to 64 bytes")

@@ -1,4 +1,4 @@
-/// What a version 2 envelope says, by type. The JSON form (`MessageBody.encoded`) is in SECURITY.md, "Typed content".
+/// What a version 2 or group (version 3) envelope says, by type. The JSON form (`MessageBody.encoded`) is in SECURITY.md, "Typed content".
 public enum MessageContent: Sendable, Hashable {
     case text(String)
     /// The reader's client confirms that it stored (`delivered`) or that a person saw (`read`) earlier messages.
@@ -11,6 +11,8 @@ public enum MessageContent: Sendable, Hashable {
     case profile(ProfileAvatar)
     /// A signed key-transparency checkpoint, gossiped between clients.
     case checkpoint(note: String)
+    /// A membership change of a group and the whole new state (group envelopes only; SECURITY.md, "Membership chain").
+    case groupUpdate(GroupUpdate)
     /// A type this build does not know: kept and shown as unsupported, never an error.
     case unsupported(type: String)
 
@@ -28,6 +30,7 @@ public enum MessageContent: Sendable, Hashable {
         case .settings: "settings"
         case .profile: "profile"
         case .checkpoint: "checkpoint"
+        case .groupUpdate: "group_update"
         case .unsupported(let type): type
         }
     }
