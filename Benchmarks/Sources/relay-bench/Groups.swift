@@ -6,8 +6,9 @@ import WotsCore
 import WotsCrypto
 
 /// `relay-bench groups`: the sender's cost of sealing and the relay's throughput for group messages of 10, 100 and
-/// 256 members, beside 1:1 messages in the same run. Every member listens on a stream opened with `?groups=true` and
-/// acknowledges what arrives; the senders post over HTTP, one request at a time each.
+/// 256 members, beside 1:1 messages in the same run. Two phases per size, so the load generator's own work does not
+/// share the machine with the relay's store: the senders post over HTTP (one request at a time each) while the
+/// members are offline, then the members connect on streams opened with `?groups=true` and acknowledge everything.
 struct Groups: AsyncParsableCommand, BenchCommand {
     static let configuration = CommandConfiguration(
         abstract: "Group messages: seal cost, accepted msg/s and delivered slots/s at several group sizes, beside 1:1."
@@ -36,30 +37,22 @@ struct Groups: AsyncParsableCommand, BenchCommand {
         let members = try await api.prepareUsers(count: sizes.max() ?? 1, role: "m", run: run)
         let senders = try await api.prepareUsers(count: self.senders, role: "g", run: run)
         say("registered \(members.count) members and \(senders.count) senders")
-        let collector = Collector()
-        let streams = try await StreamConnection.openAll(
-            url: api.wsURL + "?groups=true",
-            sessions: members.map(\.session),
-            role: .recipient,
-            collector: collector,
-            logger: logger
-        )
-        try await self.measureDirect(senders: senders, to: members[0], api: api, collector: collector)
+        let drain = Drain(url: api.wsURL + "?groups=true", logger: logger)
+        try await self.measureDirect(senders: senders, to: members[0], api: api, drain: drain)
         for size in sizes {
             try await self.measureGroup(
                 size: size,
                 senders: senders,
                 members: Array(members.prefix(size)),
                 api: api,
-                collector: collector
+                drain: drain
             )
         }
-        await StreamConnection.closeAll(streams)
         await api.shutdown()
     }
 
     /// The same number of 1:1 messages, each sender to the first member, for the row beside the group sizes.
-    private func measureDirect(senders: [BenchUser], to recipient: BenchUser, api: RelayAPI, collector: Collector)
+    private func measureDirect(senders: [BenchUser], to recipient: BenchUser, api: RelayAPI, drain: Drain)
         async throws
     {
         let perSender = self.messages / senders.count
@@ -82,10 +75,10 @@ struct Groups: AsyncParsableCommand, BenchCommand {
             path: "/v1/messages",
             bodies: bodies,
             senders: senders,
-            slotsPerMessage: 1,
+            recipients: [recipient],
             sealMicroseconds: sealMicroseconds,
             api: api,
-            collector: collector
+            drain: drain
         )
     }
 
@@ -94,7 +87,7 @@ struct Groups: AsyncParsableCommand, BenchCommand {
         senders: [BenchUser],
         members: [BenchUser],
         api: RelayAPI,
-        collector: Collector
+        drain: Drain
     ) async throws {
         let perSender = self.messages / senders.count
         let recipients = members.map { GroupRecipientKeys(token: $0.token, publicKeys: $0.identity.publicKeys) }
@@ -123,28 +116,28 @@ struct Groups: AsyncParsableCommand, BenchCommand {
             path: "/v1/group-messages",
             bodies: bodies,
             senders: senders,
-            slotsPerMessage: size,
+            recipients: members,
             sealMicroseconds: sealMicroseconds,
             api: api,
-            collector: collector
+            drain: drain
         )
     }
 
-    /// Posts every body (each sender its own list, one request at a time), then waits until every slot arrived.
+    /// Posts every body (each sender its own list, one request at a time) with the recipients offline, then
+    /// connects them and waits until every slot arrived.
     private func post(
         label: String,
         path: String,
         bodies: [[ByteBuffer]],
         senders: [BenchUser],
-        slotsPerMessage: Int,
+        recipients: [BenchUser],
         sealMicroseconds: Double,
         api: RelayAPI,
-        collector: Collector
+        drain: Drain
     ) async throws {
         let count = bodies.reduce(0) { $0 + $1.count }
-        let slots = count * slotsPerMessage
-        let deliveredBefore = collector.delivered
-        let cpu = PhaseCPU(relayPID: self.common.pid)
+        let slots = count * recipients.count
+        let storeCPU = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (sender, list) in zip(senders, bodies) {
@@ -160,28 +153,48 @@ struct Groups: AsyncParsableCommand, BenchCommand {
             try await group.waitForAll()
         }
         let posted = Double(now() - start) / 1e9
-        let arrived = try await waitUntil(seconds: self.timeout) {
-            collector.delivered - deliveredBefore >= slots
-        }
-        let elapsed = Double(now() - start) / 1e9
-        guard arrived else {
-            let got = collector.delivered - deliveredBefore
-            throw BenchError("\(label): \(got) of \(slots) slots arrived within \(self.timeout) s")
-        }
-        let relayCores = cpu.relay.coresBusy()
+        let storeCores = storeCPU.relay.coresBusy()
+        let drainCPU = PhaseCPU(relayPID: self.common.pid)
+        let drained = try await drain.run(recipients, expecting: slots, timeout: self.timeout)
+        let drainCores = drainCPU.relay.coresBusy()
         let key = "\(self.common.label)_group_\(label == "1:1" ? "direct" : label)"
         result("\(key)_seal_us", sealMicroseconds, digits: 0)
         result("\(key)_accepted_per_s", Double(count) / posted, digits: 0)
-        result("\(key)_slots_per_s", Double(slots) / elapsed, digits: 0)
-        if let relayCores {
-            result("\(key)_relay_cores", relayCores, digits: 2)
-            result("\(key)_cpu_us_per_message", relayCores * elapsed * 1e6 / Double(count), digits: 0)
+        result("\(key)_slots_per_s", Double(slots) / drained, digits: 0)
+        if let storeCores, let drainCores {
+            result("\(key)_store_cpu_us_per_message", storeCores * posted * 1e6 / Double(count), digits: 0)
+            result("\(key)_drain_cpu_us_per_slot", drainCores * drained * 1e6 / Double(slots), digits: 0)
         }
         say(
             "\(label) members: sealing \(String(format: "%.0f", sealMicroseconds)) µs/message; "
-                + "\(count) messages posted at \(String(format: "%.0f", Double(count) / posted)) msg/s; "
-                + "\(slots) slots delivered at \(String(format: "%.0f", Double(slots) / elapsed)) slots/s"
-                + cpu.summary
+                + "\(count) messages stored at \(String(format: "%.0f", Double(count) / posted)) msg/s"
+                + storeCPU.summary + "; \(slots) slots drained at \(String(format: "%.0f", Double(slots) / drained))"
+                + " slots/s" + drainCPU.summary
         )
+    }
+}
+
+/// Connects recipients on `?groups=true` streams, waits until they acknowledged what was expected, disconnects.
+struct Drain {
+    let url: String
+    let logger: Logger
+
+    /// - Returns: seconds from the first connection until the last expected item arrived.
+    func run(_ recipients: [BenchUser], expecting count: Int, timeout: Double) async throws -> Double {
+        let collector = Collector()
+        let start = now()
+        let streams = try await StreamConnection.openAll(
+            url: self.url,
+            sessions: recipients.map(\.session),
+            role: .recipient,
+            collector: collector,
+            logger: self.logger
+        )
+        let arrived = try await waitUntil(seconds: timeout) { collector.delivered >= count }
+        let elapsed = Double(now() - start) / 1e9
+        for (connection, _) in streams { try await connection.flushAcks() }
+        await StreamConnection.closeAll(streams)
+        guard arrived else { throw BenchError("\(collector.delivered) of \(count) slots arrived within \(timeout) s") }
+        return elapsed
     }
 }
