@@ -19,25 +19,11 @@ struct GroupMessageRoutes: Sendable {
         }
         group.get("/group-messages") { request, context in
             let token = try context.requireToken()
-            let query = request.uri.queryParameters
-            let after =
-                try MessageRoutes.integer(
-                    query["after"].map(String.init),
-                    name: "after",
-                    range: 0...Int64.max,
-                    code: .invalidSequence
-                ) ?? 0
-            let limit =
-                try MessageRoutes.integer(
-                    query["limit"].map(String.init),
-                    name: "limit",
-                    range: 1...100,
-                    code: .invalidPageLimit
-                ) ?? 20
+            let (after, limit) = try MessageRoutes.mailboxPage(request, maximum: 100, default: 20)
             let messages = try await self.acceptor.storage.groupMailboxes().groupMessages(
                 for: token,
                 after: after,
-                limit: Int(limit),
+                limit: limit,
                 at: self.clock.date()
             )
             return try JSONBody.response(

@@ -27,26 +27,11 @@ struct MessageRoutes: Sendable {
         }
         group.get("/messages") { request, context in
             let token = try context.requireToken()
-            let query = request.uri.queryParameters
-            let after =
-                try Self.integer(
-                    query["after"].map(String.init),
-                    name: "after",
-                    range: 0...Int64.max,
-                    code: .invalidSequence
-                ) ?? 0
-            let limit =
-                try Self.integer(
-                    query["limit"].map(String.init),
-                    name: "limit",
-                    range: 1...Int64(Self.maximumFetch),
-                    code: .invalidPageLimit
-                )
-                ?? 100
+            let (after, limit) = try Self.mailboxPage(request, maximum: Self.maximumFetch, default: 100)
             let messages = try await self.storage.mailboxes.messages(
                 for: token,
                 after: after,
-                limit: Int(limit),
+                limit: limit,
                 at: self.clock.date()
             )
             self.metrics.messagesDelivered.increment(by: messages.count)
@@ -64,6 +49,26 @@ struct MessageRoutes: Sendable {
             let deleted = try await self.acknowledger.acknowledge(body.messages, for: token)
             return try JSONBody.response(AcknowledgeResponse(messages: deleted))
         }
+    }
+
+    /// A mailbox read's `after` (default 0) and `limit` (1…`maximum`, default `defaultLimit`) query parameters.
+    static func mailboxPage(_ request: Request, maximum: Int, default defaultLimit: Int) throws -> (Int64, Int) {
+        let query = request.uri.queryParameters
+        let after =
+            try Self.integer(
+                query["after"].map(String.init),
+                name: "after",
+                range: 0...Int64.max,
+                code: .invalidSequence
+            ) ?? 0
+        let limit =
+            try Self.integer(
+                query["limit"].map(String.init),
+                name: "limit",
+                range: 1...Int64(maximum),
+                code: .invalidPageLimit
+            ) ?? Int64(defaultLimit)
+        return (after, Int(limit))
     }
 
     static func integer(
