@@ -47,6 +47,9 @@ step "independent envelope check (Python cryptography, SECURITY.md only)"
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography==48.0.0
 python3 scripts/check_envelope_vector.py
 
+step "independent group envelope check (Python cryptography, SECURITY.md \"Groups\" only)"
+python3 scripts/check_group_envelope_vector.py
+
 step "independent checkpoint and Merkle proof check (Python cryptography, C2SP and RFC 9162 only)"
 python3 scripts/check_signed_note.py
 
