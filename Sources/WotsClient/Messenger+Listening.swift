@@ -3,7 +3,8 @@ import WotsCore
 
 extension Messenger {
     /// Streams incoming messages until cancelled: each is verified, decrypted, kept in the history and answered with
-    /// a `delivered` receipt, handed to `show`, then acknowledged.
+    /// a `delivered` receipt, handed to `show`, then acknowledged. Group messages and membership changes of every
+    /// group come the same way (the stream is opened with `?groups=true`) and go to `group`.
     /// - Parameters:
     ///   - status: connection changes, for a status line on stderr.
     ///   - show: called once per new message; it should print and flush before returning.
@@ -14,15 +15,22 @@ extension Messenger {
         progress: TransferProgress? = nil,
         show: @escaping @Sendable (ReceivedMessage) async throws -> Void,
         event: @escaping @Sendable (ConversationEvent) async throws -> Void = { _ in },
+        group: @escaping @Sendable (GroupEvent) async throws -> Void = { _ in },
         expired: @escaping @Sendable (ExpiredMessage) async throws -> Void = { _ in }
     ) async throws {
         let unlocked = try await self.unlock()
         let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: false)
         try await self.reportExpiredMessages(to: expired)
+        let groups = try GroupSession(messenger: self, unlocked: unlocked, group: nil)
         try await self.converse(
             keeper: keeper,
             unlocked: unlocked,
             status: status,
+            groups: { delivered in
+                let taken = try await groups.take(delivered)
+                if let shown = taken.event { try await group(shown) }
+                return taken.acknowledge
+            },
             downloads: downloads,
             progress: progress,
             handle: { happened in
@@ -37,6 +45,7 @@ extension Messenger {
         keeper: ConversationKeeper,
         unlocked: Unlocked,
         status: @escaping @Sendable (StreamClient.Status) -> Void,
+        groups: (@Sendable (DeliveredGroupMessage) async throws -> Bool)? = nil,
         link: StreamLink? = nil,
         downloads: AttachmentSaver? = nil,
         progress: TransferProgress? = nil,
@@ -57,6 +66,7 @@ extension Messenger {
                         else { return }
                         try? await handle(happened)
                     },
+                    handleGroup: groups,
                     handle: { delivered in
                         guard var message = try await state.open(delivered) else { return true }
                         await self.fetchAttachment(of: &message, with: downloads, progress: progress)

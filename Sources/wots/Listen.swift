@@ -13,7 +13,9 @@ struct Listen: AsyncParsableCommand {
             transparency log for this account and warns on stderr about keys or a token logged for it that this \
             machine did not make. Then come messages you sent that expired at the relay undelivered ("your message \
             ID to bob expired undelivered after 30 days"; with --json {"kind": "expired", …} as in \
-            `wots inbox --json`). Reconnects with back-off when the connection drops; stop with Ctrl-C.
+            `wots inbox --json`). Group messages and membership changes of every group are shown as they arrive, as \
+            `wots inbox` shows them ("[NAME] sender: text"; with --json {"kind": "group_message"|"group_change"|\
+            "group_refused", …}). Reconnects with back-off when the connection drops; stop with Ctrl-C.
             """
     )
 
@@ -47,6 +49,13 @@ struct Listen: AsyncParsableCommand {
             event: { event in
                 // Receipts, timers and expiry as lines for people; scripts get messages only.
                 if !json { await display.show(event) }
+            },
+            group: { event in
+                if json {
+                    try Terminal.json(event)
+                } else {
+                    Terminal.out(Terminal.describe(event))
+                }
             },
             expired: { expired in
                 if json {

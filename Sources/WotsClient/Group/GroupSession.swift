@@ -1,17 +1,18 @@
 import Foundation
 import WotsCore
 
-/// One group conversation on the live stream (`wots chat --group`): takes in the group slots the stream delivers and
-/// sends lines, holding the group book only in synchronous steps so a line's sender sequence is never lost to a
-/// slot taken in meanwhile.
+/// Group slots on the live stream: one group's conversation (`wots chat --group`), which also sends lines, or every
+/// group at once (`wots listen`). Holds the group book only in synchronous steps, so a line's sender sequence is never
+/// lost to a slot taken in meanwhile.
 actor GroupSession {
     let messenger: Messenger
     let unlocked: Messenger.Unlocked
-    let group: GroupID
+    /// The group whose events are shown; nil: every group's.
+    let group: GroupID?
     private let history: ConversationHistory
     private var opener: MessageOpener
 
-    init(messenger: Messenger, unlocked: Messenger.Unlocked, group: GroupID) throws {
+    init(messenger: Messenger, unlocked: Messenger.Unlocked, group: GroupID?) throws {
         self.messenger = messenger
         self.unlocked = unlocked
         self.group = group
@@ -27,7 +28,7 @@ actor GroupSession {
         )
     }
 
-    /// Takes in one delivered slot; an event of another group is kept for `wots inbox`.
+    /// Takes in one delivered slot; an event of a group not shown here is kept for `wots inbox`.
     /// - Returns: the event (nil for a slot seen before) and whether to acknowledge the slot.
     func take(_ delivered: DeliveredGroupMessage) async throws -> (event: GroupEvent?, acknowledge: Bool) {
         let store = self.messenger.store
@@ -39,14 +40,15 @@ actor GroupSession {
         guard let slot else { return (nil, true) }
         var book = try store.groupBook()
         let event = try self.messenger.take(slot, into: &book, as: self.unlocked.token, history: self.history)
-        if event.group != self.group { book.queueOnce(event) }
+        let shown = self.group == nil || event.group == self.group
+        if !shown { book.queueOnce(event) }
         try store.save(book)
         if self.opener.contactsChanged { try store.save(self.opener.contacts) }
         if slot.message.acknowledge {
             self.opener.markSeen(slot.message.key)
             try store.save(self.opener.seen)
         }
-        return (event.group == self.group ? event : nil, slot.message.acknowledge)
+        return (shown ? event : nil, slot.message.acknowledge)
     }
 
     /// Sends a line to the group's other members as it stands now.
@@ -54,10 +56,11 @@ actor GroupSession {
     func send(_ text: String) async throws -> SentGroupMessage {
         try Messenger.validateMessage(text)
         var book = try self.messenger.store.groupBook()
-        guard let chain = book.chain(self.group), chain.isMember, chain.current.members.count > 1 else {
+        guard let group = self.group, let chain = book.chain(group), chain.isMember, chain.current.members.count > 1
+        else {
             throw WotsError(.invalidInput, "you are no longer a member of this group, or its only one; not sent")
         }
-        let sequence = book.takeSequence(in: self.group)
+        let sequence = book.takeSequence(in: group)
         try self.messenger.store.save(book)
         return try await self.messenger.postText(text, in: chain.current, sequence: sequence, as: self.unlocked)
     }
