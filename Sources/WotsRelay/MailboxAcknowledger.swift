@@ -16,6 +16,14 @@ struct MailboxAcknowledger: Sendable {
     /// - Throws: `too_many_ids` past `AcknowledgeRequest.maximumCount` keys (nothing is deleted then), or the
     ///   storage failure.
     func acknowledge(_ keys: [MessageKey], for token: Token) async throws -> [MessageKey] {
+        try await self.enqueue(keys, for: token).outcome()
+    }
+
+    /// `acknowledge` in two steps: returns once the store has taken the acknowledgement in order after the sends
+    /// it has taken (so a message acknowledged before its own commit is never written as waiting); the outcome comes
+    /// once it committed.
+    /// - Throws: `too_many_ids` (nothing is deleted then).
+    func enqueue(_ keys: [MessageKey], for token: Token) async throws -> PendingWrite<[MessageKey]> {
         guard keys.count <= AcknowledgeRequest.maximumCount else {
             throw WotsError(
                 .tooManyIDs,
@@ -23,14 +31,36 @@ struct MailboxAcknowledger: Sendable {
             )
         }
         let now = Date()
-        var deleted = Set(try await self.storage.mailboxes.acknowledge(keys, for: token, at: now))
-        let rest = keys.filter { !deleted.contains($0) }
-        if !rest.isEmpty {
-            deleted.formUnion(try await self.storage.groupMailboxes().acknowledgeGroup(rest, for: token, at: now))
+        let direct = try await self.storage.mailboxes.enqueueAcknowledge(keys, for: token, at: now)
+        let answer = PendingWrite<[MessageKey]>()
+        let (storage, hub, metrics) = (self.storage, self.hub, self.metrics)
+        @Sendable func finish(_ deleted: Set<MessageKey>) {
+            metrics.messagesAcknowledged.increment(by: deleted.count)
+            hub.acknowledged(keys, by: token)
+            var answered: Set<MessageKey> = []
+            answer.settle(.success(keys.filter { deleted.contains($0) && answered.insert($0).inserted }))
         }
-        self.metrics.messagesAcknowledged.increment(by: deleted.count)
-        self.hub.acknowledged(keys, by: token)
-        var answered: Set<MessageKey> = []
-        return keys.filter { deleted.contains($0) && answered.insert($0).inserted }
+        direct.whenSettled { outcome in
+            let deleted: Set<MessageKey>
+            do {
+                deleted = Set(try outcome.get())
+            } catch {
+                answer.settle(.failure(error))
+                return
+            }
+            // The group store is asked only for the keys the 1:1 store did not hold.
+            let rest = keys.filter { !deleted.contains($0) }
+            guard !rest.isEmpty else { return finish(deleted) }
+            Task {
+                do {
+                    finish(
+                        deleted.union(try await storage.groupMailboxes().acknowledgeGroup(rest, for: token, at: now))
+                    )
+                } catch {
+                    answer.settle(.failure(error))
+                }
+            }
+        }
+        return answer
     }
 }

@@ -22,32 +22,50 @@ struct MessageAcceptor: Sendable {
     /// recipient's sockets are only woken to re-read their mailbox, which sends them nothing they already have.
     /// - Throws: `WotsError` saying why the envelope was refused; nothing is stored then.
     func accept(_ envelope: Envelope, from sessionToken: Token) async throws -> SendReceipt {
+        try await self.enqueue(envelope, from: sessionToken).outcome()
+    }
+
+    /// `accept` in two steps: checks the envelope and returns once the store has given it its place, so a caller's
+    /// sends are stored in the order it enqueues them; the result's outcome is the receipt once it committed. The
+    /// recipient's sockets in this process are handed the message as soon as the store numbered it, which on SQLite
+    /// is before the commit.
+    /// - Throws: `WotsError` saying why the envelope was refused (nothing is stored then); the outcome throws when
+    ///   the store refused it or could not write it.
+    func enqueue(_ envelope: Envelope, from sessionToken: Token) async throws -> PendingWrite<SendReceipt> {
         let now = self.clock.date()
         try await self.check(envelope, from: sessionToken, now: now)
         let header = envelope.header
-        let receipt: MailboxReceipt
+        let (hub, metrics) = (self.hub, self.metrics)
+        @Sendable func countRefusal(_ error: any Error) {
+            if let error = error as? WotsError, error.code == .mailboxQuotaExceeded {
+                metrics.quotaRefusals.increment()
+            }
+        }
+        let write: PendingWrite<MailboxReceipt>
         do {
-            receipt = try await self.storage.mailboxes.append(
+            write = try await self.storage.mailboxes.enqueueAppend(
                 envelope,
                 receivedAt: now,
                 mailboxCapacity: self.configuration.mailboxCapacity,
-                mailboxQuota: self.configuration.mailboxQuota
+                mailboxQuota: self.configuration.mailboxQuota,
+                announce: { message in hub.deliver(.direct(message), to: header.recipient) }
             )
-        } catch let error as WotsError where error.code == .mailboxQuotaExceeded {
-            self.metrics.quotaRefusals.increment()
+        } catch {
+            countRefusal(error)
             throw error
         }
-        if receipt.isNew {
-            self.metrics.messagesStored.increment()
-            self.hub.deliver(
-                .direct(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope)),
-                to: header.recipient
-            )
-        } else {
-            // A first attempt that timed out may have committed after all without reaching the sockets.
-            self.hub.wake(header.recipient)
+        write.whenSettled { outcome in
+            if case .failure(let error) = outcome { countRefusal(error) }
         }
-        return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
+        return write.map { receipt in
+            if receipt.isNew {
+                metrics.messagesStored.increment()
+            } else {
+                // A first attempt that timed out may have committed after all without reaching the sockets.
+                hub.wake(header.recipient)
+            }
+            return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
+        }
     }
 
     /// Checks an ephemeral envelope (typing) exactly as a send, then hands it to the recipient's sockets open in this

@@ -61,10 +61,16 @@ struct StreamSession: Sendable {
         courier.opened()
         let directoryFeed = DirectoryFeed(bus: self.bus)
         defer { directoryFeed.stop() }
+        let replies = ReplyLine(outbound: outbound, limit: Self.repliesInFlight)
         do {
             while let frame = try await frames.next() {
-                let reply = await self.reply(to: frame, from: token, directoryFeed: directoryFeed, outbound: outbound)
-                try await Self.send(reply, to: outbound)
+                let place = await replies.place()
+                switch await self.reply(to: frame, from: token, directoryFeed: directoryFeed, outbound: outbound) {
+                case .now(let reply):
+                    replies.answer(place, with: reply)
+                case .later(let reply):
+                    reply.whenSettled { replies.answer(place, with: (try? $0.get()) ?? Self.lostReply) }
+                }
             }
         } catch {
             await courier.stop()
@@ -134,20 +140,38 @@ struct StreamSession: Sendable {
         return try await frames.next()
     }
 
-    /// The one reply to a client frame.
+    /// Most replies one socket has waiting for their commits before it stops reading frames.
+    static let repliesInFlight = 256
+
+    /// A reply known now, or once the write it answers for committed (it never fails: a failure is an `error` frame).
+    private enum Reply {
+        case now(RelayFrame)
+        case later(PendingWrite<RelayFrame>)
+    }
+
+    /// Stands in for a reply whose making failed in a way no frame names; never expected.
+    private static let lostReply = RelayFrame.error(
+        ref: nil,
+        id: nil,
+        code: .internalError,
+        message: "the relay could not answer a frame"
+    )
+
+    /// The one reply to a client frame. Sends and acknowledgements are handed to the store here, in frame order, and
+    /// answered once they committed.
     private func reply(
         to message: WebSocketMessage,
         from token: Token,
         directoryFeed: DirectoryFeed,
         outbound: WebSocketOutboundWriter
-    ) async -> RelayFrame {
+    ) async -> Reply {
         let frame: ClientFrame
         do {
             frame = try Self.decode(message)
         } catch {
             let refusal = Self.refusal(for: error)
             let head = Self.head(of: error)
-            return .error(ref: head?.ref, id: head?.messageID, code: refusal.code, message: refusal.message)
+            return .now(.error(ref: head?.ref, id: head?.messageID, code: refusal.code, message: refusal.message))
         }
         var messageID: UUID?
         do {
@@ -155,24 +179,48 @@ struct StreamSession: Sendable {
             case .auth:
                 throw WotsError(.alreadyAuthenticated, "this stream is authenticated already")
             case .ack(let keys):
-                return .acked(ref: frame.ref, messages: try await self.acknowledger.acknowledge(keys, for: token))
+                let write = try await self.acknowledger.enqueue(keys, for: token)
+                return self.later(write, ref: frame.ref, id: nil) { .acked(ref: frame.ref, messages: $0) }
             case .send(let envelope):
                 messageID = envelope.header.messageID
-                let receipt = try await self.acceptor.accept(envelope, from: token)
-                return .accepted(ref: frame.ref, id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt)
+                let write = try await self.acceptor.enqueue(envelope, from: token)
+                return self.later(write, ref: frame.ref, id: messageID) { receipt in
+                    .accepted(ref: frame.ref, id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt)
+                }
             case .sendEphemeral(let envelope):
                 messageID = envelope.header.messageID
                 let delivered = try await self.acceptor.passOn(envelope, from: token)
-                return .ephemeralAccepted(ref: frame.ref, id: envelope.header.messageID, delivered: delivered)
+                return .now(.ephemeralAccepted(ref: frame.ref, id: envelope.header.messageID, delivered: delivered))
             case .subscribe(let directory):
                 if directory { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
-                return .subscribed(ref: frame.ref, directory: directory)
+                return .now(.subscribed(ref: frame.ref, directory: directory))
             }
         } catch {
-            let refusal = Self.refusal(for: error)
-            self.metrics.countError(code: refusal.code)
-            return .error(ref: frame.ref, id: messageID, code: refusal.code, message: refusal.message)
+            return .now(self.errorFrame(for: error, ref: frame.ref, id: messageID))
         }
+    }
+
+    /// The reply to a write once it committed: `success` of its outcome, or the `error` frame naming its refusal.
+    private func later<Value: Sendable>(
+        _ write: PendingWrite<Value>,
+        ref: String?,
+        id: UUID?,
+        _ success: @escaping @Sendable (Value) -> RelayFrame
+    ) -> Reply {
+        let reply = PendingWrite<RelayFrame>()
+        write.whenSettled { outcome in
+            switch outcome {
+            case .success(let value): reply.settle(.success(success(value)))
+            case .failure(let error): reply.settle(.success(self.errorFrame(for: error, ref: ref, id: id)))
+            }
+        }
+        return .later(reply)
+    }
+
+    private func errorFrame(for error: any Error, ref: String?, id: UUID?) -> RelayFrame {
+        let refusal = Self.refusal(for: error)
+        self.metrics.countError(code: refusal.code)
+        return .error(ref: ref, id: id, code: refusal.code, message: refusal.message)
     }
 
     /// Decodes a client frame; a JSON shape error is `invalid_frame`, a bad value keeps its own code.

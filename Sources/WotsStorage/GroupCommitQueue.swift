@@ -14,7 +14,7 @@ public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Senda
 
     private struct Waiter: Sendable {
         var request: Request
-        var continuation: CheckedContinuation<Outcome, any Error>
+        var write: PendingWrite<Outcome>
     }
 
     private struct State: Sendable {
@@ -39,17 +39,22 @@ public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Senda
 
     /// Queues a request and waits until the transaction holding it committed.
     public func submit(_ request: Request) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let startsDraining = self.state.withLock { state in
-                state.waiting.append(Waiter(request: request, continuation: continuation))
-                defer { state.isDraining = true }
-                return !state.isDraining
-            }
-            if startsDraining {
-                // The drain outlives any one caller: a transaction that started must finish and answer everyone in it.
-                Task { await self.drain() }
-            }
+        try await self.enqueue(request).outcome()
+    }
+
+    /// Queues a request and returns at once: requests enqueued one after another are written in that order.
+    public func enqueue(_ request: Request) -> PendingWrite<Outcome> {
+        let write = PendingWrite<Outcome>()
+        let startsDraining = self.state.withLock { state in
+            state.waiting.append(Waiter(request: request, write: write))
+            defer { state.isDraining = true }
+            return !state.isDraining
         }
+        if startsDraining {
+            // The drain outlives any one caller: a transaction that started must finish and answer everyone in it.
+            Task { await self.drain() }
+        }
+        return write
     }
 
     private func drain() async {
@@ -77,11 +82,11 @@ public final class GroupCommitQueue<Request: Sendable, Outcome: Sendable>: Senda
                     )
                 }
                 for (waiter, result) in zip(group, results) {
-                    waiter.continuation.resume(with: result)
+                    waiter.write.settle(result.mapError { $0 })
                 }
             } catch {
                 for waiter in group {
-                    waiter.continuation.resume(throwing: error)
+                    waiter.write.settle(.failure(error))
                 }
             }
         }

@@ -87,6 +87,28 @@ public protocol MailboxRepository: Sendable {
         mailboxQuota: Int
     ) async throws -> [Result<MailboxReceipt, WotsError>]
 
+    /// `append` in two steps: returns once the envelope has its place in the store's order, so envelopes one caller
+    /// enqueues one after another are stored (and numbered) in that order; `outcome()` of the result then waits for
+    /// the commit, with what `append` would return or throw.
+    ///
+    /// `announce` is called once with the stored message when it is new, as soon as readers can see it: on a store
+    /// that numbers messages before it commits them (SQLite, in one process) that is before the commit, so a recipient
+    /// online can be handed it at once; otherwise after the commit. A message announced before a commit that then
+    /// fails may have been read: its sender is told of the failure and retries with the same id (at-least-once).
+    func enqueueAppend(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping @Sendable (MailboxMessage) -> Void
+    ) async throws -> PendingWrite<MailboxReceipt>
+
+    /// `acknowledge` in two steps, as `enqueueAppend`: an acknowledgement enqueued after an append of the same key
+    /// applies after it. A message acknowledged before its own commit is never written as waiting: only what a
+    /// retried send needs to get its first receipt is kept.
+    func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
+        -> PendingWrite<[MessageKey]>
+
     /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order, leaving
     /// out those whose envelope's `expiresAt` has come by `now` (whether or not `deleteExpired` removed them yet).
     func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
@@ -144,6 +166,33 @@ extension MailboxRepository {
     /// `messages(for:after:limit:at:)` as of the current time.
     public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
         try await self.messages(for: recipient, after: sequence, limit: limit, at: Date())
+    }
+
+    /// Appends, then announces a new message: for stores without an order of their own to hand out early.
+    public func enqueueAppend(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping @Sendable (MailboxMessage) -> Void
+    ) async throws -> PendingWrite<MailboxReceipt> {
+        let receipt = try await self.append(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
+        if receipt.isNew {
+            announce(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope))
+        }
+        return .settled(.success(receipt))
+    }
+
+    /// Acknowledges now: for stores without an order of their own.
+    public func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
+        -> PendingWrite<[MessageKey]>
+    {
+        .settled(.success(try await self.acknowledge(keys, for: recipient, at: now)))
     }
 
     /// `append` with no byte quota.

@@ -42,6 +42,48 @@ public struct PostgresMailboxRepository: MailboxRepository {
         )
     }
 
+    public func enqueueAppend(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping @Sendable (MailboxMessage) -> Void
+    ) async throws -> PendingWrite<MailboxReceipt> {
+        // Numbered by PostgreSQL inside the transaction (several relay processes may share the counters), so a new
+        // message is announced only once committed.
+        self.appends.enqueue(
+            MailboxAppend(
+                envelope: envelope,
+                receivedAt: receivedAt,
+                mailboxCapacity: mailboxCapacity,
+                mailboxQuota: mailboxQuota
+            )
+        ).map { receipt in
+            if receipt.isNew {
+                announce(
+                    MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope)
+                )
+            }
+            return receipt
+        }
+    }
+
+    public func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
+        -> PendingWrite<[MessageKey]>
+    {
+        // Deletions commute with each other, and a message is acknowledged only after its commit announced it, so
+        // acknowledgements need no place in the appends' order.
+        let write = PendingWrite<[MessageKey]>()
+        Task {
+            do {
+                write.settle(.success(try await self.acknowledge(keys, for: recipient, at: now)))
+            } catch {
+                write.settle(.failure(error))
+            }
+        }
+        return write
+    }
+
     public func append(
         batch envelopes: [Envelope],
         receivedAt: Date,

@@ -11,30 +11,12 @@ struct AppendRequest: Sendable {
     var mailboxQuota: Int
 }
 
-/// A mailbox change that may share a group-committed transaction with others.
-enum MailboxWrite: Sendable {
-    case append(AppendRequest)
-    case acknowledge([MessageKey], recipient: Token, at: Date)
-
-    enum Outcome: Sendable {
-        case stored(MailboxReceipt)
-        case acknowledged([MessageKey])
-    }
-
-    /// Performs the change inside the caller's transaction. A refusal of this write alone is a failure result; a
-    /// thrown error fails the whole transaction.
-    func perform(in db: Database) throws -> Result<Outcome, WotsError> {
-        switch self {
-        case .append(let request):
-            return try request.store(in: db).map(Outcome.stored)
-        case .acknowledge(let keys, let recipient, let now):
-            return .success(.acknowledged(try Self.acknowledge(keys, for: recipient, at: now, in: db)))
-        }
-    }
-
+/// Mailbox changes made inside the caller's transaction.
+enum MailboxWrite {
     /// Deletes the recipient's messages with these keys and remembers each as acknowledged.
+    /// - Returns: the keys deleted, and the serialized bytes they took.
     static func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date, in db: Database) throws
-        -> [MessageKey]
+        -> (keys: [MessageKey], bytes: Int)
     {
         let delete = try db.cachedStatement(
             sql: """
@@ -69,7 +51,7 @@ enum MailboxWrite: Sendable {
         if !deleted.isEmpty {
             try MailboxWrite.release(deleted.count, messagesOf: bytes, from: recipient.databaseBytes, in: db)
         }
-        return deleted
+        return (deleted, bytes)
     }
 
     /// Takes `count` messages of `bytes` in all off a recipient's depth and size.
@@ -127,22 +109,12 @@ extension AppendRequest {
             )
         }
         let receivedAt = self.receivedAt.millisecondsSince1970
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO mailbox_messages (recipient, sequence, sender, message_id, received_at_ms, envelope)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                recipient, sequence, header.sender.databaseBytes, header.messageID.databaseBytes, receivedAt,
-                Data(serialized),
-            ]
+        let message = MailboxMessage(
+            sequence: sequence,
+            receivedAt: Date(millisecondsSince1970: receivedAt),
+            envelope: self.envelope
         )
-        if let expiry = self.envelope.mailboxExpiryMilliseconds {
-            try db.cachedStatement(
-                sql: "INSERT INTO mailbox_expiries (recipient, sequence, expires_at_ms) VALUES (?, ?, ?)"
-            ).execute(arguments: [recipient, sequence, expiry])
-        }
+        try Self.insert(message, in: db)
         try db.cachedStatement(
             sql: """
                 INSERT INTO mailbox_counters (recipient, next_sequence, depth) VALUES (?, ?, ?)
@@ -155,12 +127,34 @@ extension AppendRequest {
                 ON CONFLICT (recipient) DO UPDATE SET bytes = excluded.bytes
                 """
         ).execute(arguments: [recipient, bytes + serialized.count])
-        return .success(MailboxReceipt(sequence: sequence, receivedAt: Date(millisecondsSince1970: receivedAt)))
+        return .success(MailboxReceipt(sequence: sequence, receivedAt: message.receivedAt))
+    }
+
+    /// Inserts the message as waiting in its recipient's mailbox, with its expiry; counters are the caller's.
+    static func insert(_ message: MailboxMessage, in db: Database) throws {
+        let header = message.envelope.header
+        let recipient = header.recipient.databaseBytes
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO mailbox_messages (recipient, sequence, sender, message_id, received_at_ms, envelope)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                recipient, message.sequence, header.sender.databaseBytes, header.messageID.databaseBytes,
+                message.receivedAt.millisecondsSince1970, Data(message.envelope.serialized),
+            ]
+        )
+        if let expiry = message.envelope.mailboxExpiryMilliseconds {
+            try db.cachedStatement(
+                sql: "INSERT INTO mailbox_expiries (recipient, sequence, expires_at_ms) VALUES (?, ?, ?)"
+            ).execute(arguments: [recipient, message.sequence, expiry])
+        }
     }
 
     /// The first receipt when this (sender, id) is waiting or remembered as acknowledged; a conflict when it was
     /// used for another envelope; nil when it is new.
-    private func heldReceipt(in db: Database) throws -> Result<MailboxReceipt, WotsError>? {
+    func heldReceipt(in db: Database) throws -> Result<MailboxReceipt, WotsError>? {
         let header = self.envelope.header
         let key: StatementArguments = [header.sender.databaseBytes, header.messageID.databaseBytes]
         let conflict = WotsError(

@@ -15,6 +15,7 @@ public struct SQLiteAccountRepository: AccountRepository {
     @discardableResult
     public func deleteAccount(token: Token) async throws -> DirectoryEntry {
         let now = Date()
+        defer { self.database.mailboxPipeline.invalidate([token]) }
         return try await self.database.write("delete an account") { db in
             guard let entry = try SQLiteDirectoryRepository.tombstone(token: token, at: now, in: db) else {
                 throw unknownAccount(token)

@@ -15,6 +15,21 @@ extension SQLiteDatabase {
         try await self.access(action) { try await self.pool.read(value) }
     }
 
+    /// Runs `value` in a read-only transaction on the calling thread, for lookups of a few rows that cost less than
+    /// handing them to a reader queue: it waits only for a free reader connection, which readers hold just while
+    /// they read. Records the outcome in `health` and maps failures as `read` does.
+    func readNow<T>(_ action: String, _ value: (Database) throws -> T) throws -> T {
+        do {
+            let result = try self.pool.read(value)
+            self.health.record(.success(()))
+            return result
+        } catch {
+            let mapped = Self.storageError(error, while: action)
+            self.health.record(.failure(mapped))
+            throw mapped
+        }
+    }
+
     private func access<T: Sendable>(_ action: String, _ body: @escaping @Sendable () async throws -> T) async throws
         -> T
     {

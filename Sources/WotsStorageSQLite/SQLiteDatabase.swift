@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
+import Synchronization
 import WotsCore
 public import WotsStorage
 
@@ -37,6 +38,18 @@ public final class SQLiteDatabase: Sendable {
     let pool: DatabasePool
     let logger: Logger
     let space: FreeSpaceGauge
+    private let pipeline = Mutex<MailboxPipeline?>(nil)
+
+    /// The one write path of this database's mailboxes, shared by every repository made on it: it holds numbers
+    /// handed out before their commit, which no other writer may hand out again.
+    var mailboxPipeline: MailboxPipeline {
+        self.pipeline.withLock { pipeline in
+            if let pipeline { return pipeline }
+            let made = MailboxPipeline(database: self)
+            pipeline = made
+            return made
+        }
+    }
 
     /// Opens (creating if needed) the database file and applies every migration not applied yet.
     /// - Parameters:
@@ -93,12 +106,28 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Closes every connection. Later calls on the repositories fail with `WotsError` `storage_unavailable`.
+    ///
+    /// When no mailbox write is left, the next process numbers mail on from where this one stopped; otherwise it
+    /// skips the numbers this one may have handed out (see `MailboxPipeline`).
     public func close() throws {
         do {
+            if let pipeline = self.pipeline.withLock({ $0 }) {
+                _ = try pipeline.recordCleanStop { sql in try self.pool.write { try $0.execute(sql: sql) } }
+            }
             try self.pool.close()
         } catch {
             throw SQLiteDatabase.storageError(error, while: "close the database")
         }
+    }
+
+    /// Waits up to `timeout` for the mailbox writes under way to be written, then closes the database (`close()`).
+    public func finish(within timeout: Duration) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while let pipeline = self.pipeline.withLock({ $0 }), !pipeline.isIdle, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try self.close()
     }
 
     /// Checks that the database answers and has room (for readiness probes), and records the outcome in `health`.

@@ -9,7 +9,7 @@ extension SQLiteMailboxRepository {
         guard limit > 0 else { return 0 }
         let cutoff = cutoff.millisecondsSince1970RoundedUp
         let expiredAt = now.millisecondsSince1970
-        return try await self.database.write("expire \(limit) old messages") { db in
+        let (count, recipients) = try await self.database.write("expire \(limit) old messages") { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -43,15 +43,17 @@ extension SQLiteMailboxRepository {
             for (recipient, change) in removed {
                 try MailboxWrite.release(change.count, messagesOf: change.bytes, from: recipient, in: db)
             }
-            return rows.count
+            return (rows.count, Array(removed.keys))
         }
+        self.pipeline.invalidate(recipients.compactMap { try? Token(databaseBytes: $0) })
+        return count
     }
 
     @discardableResult
     public func deleteExpired(at now: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         let now = now.millisecondsSince1970
-        return try await self.database.write("delete \(limit) messages past their expiresAt") { db in
+        let (count, recipients) = try await self.database.write("delete \(limit) messages past their expiresAt") { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -73,8 +75,10 @@ extension SQLiteMailboxRepository {
             for (recipient, change) in removed {
                 try MailboxWrite.release(change.count, messagesOf: change.bytes, from: recipient, in: db)
             }
-            return rows.count
+            return (rows.count, Array(removed.keys))
         }
+        self.pipeline.invalidate(recipients.compactMap { try? Token(databaseBytes: $0) })
+        return count
     }
 
     public func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {

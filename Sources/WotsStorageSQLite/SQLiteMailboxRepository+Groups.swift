@@ -13,7 +13,7 @@ extension SQLiteMailboxRepository: GroupMailboxRepository {
     ) async throws -> GroupMailboxReceipt {
         try await self.database.requireFreeSpace()
         let receivedAt = receivedAt.millisecondsSince1970
-        return try await self.database.write("append a group message for \(slots.count) recipients") { db in
+        return try await self.pipeline.stageExclusive(recipients: Set(slots.map(\.recipient))) { db in
             try GroupMailWrite.append(
                 envelope,
                 slots: slots,
@@ -22,7 +22,7 @@ extension SQLiteMailboxRepository: GroupMailboxRepository {
                 quota: mailboxQuota,
                 in: db
             )
-        }
+        }.outcome()
     }
 
     public func groupMessages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws

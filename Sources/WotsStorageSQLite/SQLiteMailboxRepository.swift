@@ -5,24 +5,20 @@ public import WotsStorage
 
 /// Store-and-forward mailboxes in SQLite.
 ///
-/// Each recipient has a counter row (next sequence, depth) updated in the same transaction as the insert, so
-/// sequences are gap-free, strictly increasing and never reused. Concurrent appends and acknowledgements are
-/// group-committed: those that arrive while a transaction is being written share the next one (and its fsync).
+/// Each recipient has a counter row (next sequence, depth), so sequences are strictly increasing and never reused.
+/// Every change goes through the database's `MailboxPipeline`: appends and acknowledgements are written in the order
+/// they were made, those that arrive while a transaction is being written share the next one (and its fsync), and a
+/// recipient's messages are numbered, and visible to readers, before their commit.
 public struct SQLiteMailboxRepository: MailboxRepository {
     /// Most messages one transaction deletes.
     static let acknowledgementsPerTransaction = 100
 
     let database: SQLiteDatabase
-    private let writes: GroupCommitQueue<MailboxWrite, MailboxWrite.Outcome>
+    var pipeline: MailboxPipeline { self.database.mailboxPipeline }
 
     /// Uses the tables of an opened, migrated database.
     public init(database: SQLiteDatabase) {
         self.database = database
-        self.writes = GroupCommitQueue(deadline: database.configuration.operationTimeout) { writes in
-            try await database.write("write \(writes.count) mailbox changes") { db in
-                try writes.map { try $0.perform(in: db) }
-            }
-        }
     }
 
     public func append(
@@ -31,6 +27,22 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         mailboxCapacity: Int,
         mailboxQuota: Int
     ) async throws -> MailboxReceipt {
+        try await self.enqueueAppend(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota,
+            announce: { _ in }
+        ).outcome()
+    }
+
+    public func enqueueAppend(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping @Sendable (MailboxMessage) -> Void
+    ) async throws -> PendingWrite<MailboxReceipt> {
         try await self.database.requireFreeSpace()
         let request = AppendRequest(
             envelope: envelope,
@@ -38,10 +50,14 @@ public struct SQLiteMailboxRepository: MailboxRepository {
             mailboxCapacity: mailboxCapacity,
             mailboxQuota: mailboxQuota
         )
-        guard case .stored(let receipt) = try await self.writes.submit(.append(request)) else {
-            throw WotsError(.storageCorrupted, "an append was answered as an acknowledgement")
+        // Looked for in the database only when the pipeline holds no write of it: one it let go of was committed
+        // before this read starts, so the read sees it.
+        if !self.pipeline.staged(envelope.header.messageKey),
+            let held = try self.database.readNow("look for a sent message", { db in try request.heldReceipt(in: db) })
+        {
+            return .settled(held.mapError { $0 })
         }
-        return receipt
+        return self.pipeline.stageAppend(request, announce: announce)
     }
 
     public func append(
@@ -60,15 +76,28 @@ public struct SQLiteMailboxRepository: MailboxRepository {
                 mailboxQuota: mailboxQuota
             )
         }
-        return try await self.database.write("append a batch of \(requests.count) envelopes") { db in
+        return try await self.pipeline.stageExclusive(recipients: Set(envelopes.map(\.header.recipient))) { db in
             try requests.map { try $0.store(in: db) }
-        }
+        }.outcome()
     }
 
     public func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
         -> [MailboxMessage]
     {
         guard limit > 0 else { return [] }
+        // Taken before the read: a message the pipeline lets go of after this was committed before it, so the read
+        // has it.
+        let pending = self.pipeline.pendingMessages(for: recipient, after: sequence, at: now)
+        let written = try await self.written(for: recipient, after: sequence, limit: limit, at: now)
+        guard !pending.isEmpty else { return written }
+        var bySequence: [Int64: MailboxMessage] = [:]
+        for message in written + pending { bySequence[message.sequence] = message }
+        return Array(bySequence.values.sorted { $0.sequence < $1.sequence }.prefix(limit))
+    }
+
+    private func written(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
+        -> [MailboxMessage]
+    {
         let now = now.millisecondsSince1970
         return try await self.database.read("read a mailbox") { db in
             let rows = try Row.fetchAll(
@@ -107,22 +136,26 @@ public struct SQLiteMailboxRepository: MailboxRepository {
 
     @discardableResult
     public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
+        try await self.enqueueAcknowledge(keys, for: recipient, at: now).outcome()
+    }
+
+    public func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
+        -> PendingWrite<[MessageKey]>
+    {
         var seen = Set<MessageKey>()
         let unique = keys.filter { seen.insert($0).inserted }
-        var deleted: [MessageKey] = []
         // Small transactions keep the write-ahead log small, so acknowledgements still fit on a nearly full disk.
-        for start in stride(from: 0, to: unique.count, by: Self.acknowledgementsPerTransaction) {
+        let writes = stride(from: 0, to: unique.count, by: Self.acknowledgementsPerTransaction).map { start in
             let chunk = Array(unique[start..<min(start + Self.acknowledgementsPerTransaction, unique.count)])
-            guard
-                case .acknowledged(let some) = try await self.writes.submit(
-                    .acknowledge(chunk, recipient: recipient, at: now)
-                )
-            else {
-                throw WotsError(.storageCorrupted, "an acknowledgement was answered as an append")
-            }
-            deleted += some
+            return self.pipeline.stageAcknowledgement(chunk, for: recipient, at: now)
         }
-        return deleted
+        guard let last = writes.last, writes.count > 1 else { return writes.last ?? .settled(.success([])) }
+        // The pipeline answers in the order it was handed the chunks, so every chunk is answered once the last is.
+        let all = PendingWrite<[MessageKey]>()
+        last.whenSettled { _ in
+            all.settle(Result { try writes.flatMap { try $0.settledValue() } })
+        }
+        return all
     }
 
     public func depth(of recipient: Token) async throws -> Int {
@@ -156,6 +189,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     public func deleteMailbox(of recipient: Token) async throws {
         try await self.database.write("delete a mailbox") { db in try MailboxWrite.deleteMailbox(of: recipient, in: db)
         }
+        self.pipeline.invalidate([recipient])
     }
 
     @discardableResult

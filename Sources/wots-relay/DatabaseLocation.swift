@@ -61,7 +61,14 @@ struct StorageSettings: Sendable {
             logger.info("database ready", metadata: ["backend": "sqlite", "path": "\(path)"])
             // Tells the relay about suspensions and deletions `wots-relay admin` makes from another process.
             let changes = SQLiteAccountChangeFeed(database: database, bus: bus, logger: logger)
-            return DatabaseBackend(storage: .sqlite(database), services: [changes], prepare: {})
+            return DatabaseBackend(
+                storage: .sqlite(database),
+                services: [changes],
+                prepare: {},
+                finish: { [operationTimeout = self.operationTimeout] in
+                    try await database.finish(within: operationTimeout)
+                }
+            )
         case .postgres(let url):
             var configuration = try PostgresDatabase.Configuration(url: url)
             configuration.operationTimeout = self.operationTimeout
@@ -120,4 +127,6 @@ struct DatabaseBackend: Sendable {
     var storage: RelayStorage
     var services: [any Service]
     var prepare: @Sendable () async throws -> Void
+    /// Run once the relay stopped: writes what is left and closes the database.
+    var finish: @Sendable () async throws -> Void = {}
 }

@@ -49,6 +49,7 @@ struct RelayService: Service {
         }
         try await withGracefulShutdownHandler {
             try await application.run()
+            try await self.backend.finish()
         } onGracefulShutdown: {
             readiness.stopping()
             self.logger.notice(

@@ -13,6 +13,8 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     @Option(help: "Concurrent POSTs per sender in the store shape") var storeConcurrency = 1
     @Option(help: "Messages per sender for the online saturation shape") var onlinePerSender = 300
     @Option(help: "Unanswered send frames per sender at saturation") var window = 8
+    @Option(help: "Messages a recipient acknowledges per ack frame (1: each as it arrives, as wots clients do)")
+    var ackBatch = 1
     @Option(
         help: "Offered rates for the latency shape, comma-separated msg/s; `saturation`: the saturation shape's rate"
     )
@@ -171,7 +173,8 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             sessions: recipients.map(\.session),
             role: .recipient,
             collector: collector,
-            logger: logger
+            logger: logger,
+            ackBatch: self.ackBatch
         )
         let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
         for (connection, _) in connections { try await connection.flushAcks() }

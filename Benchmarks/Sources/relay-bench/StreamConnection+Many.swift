@@ -11,7 +11,8 @@ extension StreamConnection {
         role: Role,
         collector: Collector,
         logger: Logger,
-        parallel: Int = 64
+        parallel: Int = 64,
+        ackBatch: Int = 1
     ) async throws -> [OpenStream] {
         var opened: [OpenStream?] = Array(repeating: nil, count: sessions.count)
         try await withThrowingTaskGroup(of: (Int, StreamConnection, Task<Void, Never>).self) { group in
@@ -26,7 +27,8 @@ extension StreamConnection {
                         session: session,
                         role: role,
                         collector: collector,
-                        logger: logger
+                        logger: logger,
+                        ackBatch: ackBatch
                     )
                     return (index, connection, task)
                 }

@@ -28,11 +28,13 @@ final class StreamConnection: Sendable {
     let role: Role
     let collector: Collector
     let state = Mutex(State())
-    let ackBatch = 50
+    /// Messages acknowledged per `ack` frame: 1, as the wots CLI and the web client do, acknowledges each as it arrives.
+    let ackBatch: Int
 
-    init(role: Role, collector: Collector) {
+    init(role: Role, collector: Collector, ackBatch: Int = 1) {
         self.role = role
         self.collector = collector
+        self.ackBatch = max(1, ackBatch)
     }
 
     /// Connects and returns once the relay said `ready`; the connection then lives in `task` until closed.
@@ -41,9 +43,10 @@ final class StreamConnection: Sendable {
         session: String,
         role: Role,
         collector: Collector,
-        logger: Logger
+        logger: Logger,
+        ackBatch: Int = 1
     ) async throws -> OpenStream {
-        let connection = StreamConnection(role: role, collector: collector)
+        let connection = StreamConnection(role: role, collector: collector, ackBatch: ackBatch)
         var headers = HTTPFields()
         headers[.authorization] = "Bearer \(session)"
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)

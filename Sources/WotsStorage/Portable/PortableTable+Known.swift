@@ -144,10 +144,11 @@ extension PortableTable {
     /// Tables left behind on purpose: logins and sessions (clients log in again), the migrations' own record (the
     /// target's migrations write it), PostgreSQL's per-process heartbeats and SQLite's hour-long log of account
     /// changes for relays polling the same file (PostgreSQL relays hear of changes through NOTIFY), and SQLite's
-    /// per-mailbox byte totals, which the target recomputes from the messages it received (`derivedColumns`).
+    /// per-mailbox byte totals, which the target recomputes from the messages it received (`derivedColumns`), and
+    /// SQLite's record of a process numbering mail before writing it (PostgreSQL numbers mail in its transactions).
     package static let notCopied: Set<String> = [
         "auth_challenges", "auth_sessions", "schema_migrations", "relay_heartbeats", "account_changes",
-        "mailbox_sizes",
+        "mailbox_sizes", "mailbox_numbering",
     ]
 
     /// Columns of copied tables that are not copied but computed again on the target from what was copied:

@@ -1,0 +1,201 @@
+import Foundation
+import WotsCore
+import WotsStorage
+
+extension MailboxPipeline {
+    /// What a staged append became.
+    enum AppendStaging: Sendable {
+        /// Staged; `announce` is the message to hand out now when it was numbered before its commit.
+        case staged(PendingWrite<MailboxReceipt>, announce: MailboxMessage?)
+        /// The same (sender, id) is staged already: its write, whose receipt this one shares.
+        case duplicate(of: PendingWrite<MailboxReceipt>, sameEnvelope: Bool)
+        case refused(WotsError)
+    }
+
+    enum Numbering: Sendable, Equatable {
+        /// No transaction of this process committed yet (or the record was removed at a clean stop).
+        case notRecorded
+        case open(earlierProcessLeftNumbers: Bool)
+    }
+
+    /// The pipeline's bookkeeping, a value changed under one lock: what is staged, what is being written, and the
+    /// counters of the recipients it numbers mail for. Every rule of the pipeline lives here.
+    struct State: Sendable {
+        var nextID: ItemID = 0
+        /// Staged and not taken yet, in order.
+        var queue: [ItemID] = []
+        /// Staged or being written.
+        var items: [ItemID: Staged] = [:]
+        /// Appends staged or being written, by key.
+        var appendsByKey: [MessageKey: ItemID] = [:]
+        /// Appends numbered before their commit, staged or being written and not acknowledged, in sequence order.
+        var earlyByRecipient: [Token: [ItemID]] = [:]
+        /// Appends numbered before their commit and not written yet: at most `maximumEarly`.
+        var earlyOutstanding = 0
+        var counters: [Token: Counter] = [:]
+        var isCommitting = false
+        /// Whether this process recorded (`mailbox_numbering`) that it numbers messages before writing them.
+        var numbering = Numbering.notRecorded
+
+        private mutating func makeID() -> ItemID {
+            defer { self.nextID += 1 }
+            return self.nextID
+        }
+
+        mutating func stageAppend(
+            _ request: AppendRequest,
+            announce: @escaping @Sendable (MailboxMessage) -> Void,
+            maximumEarly: Int
+        ) -> AppendStaging {
+            let envelope = request.envelope
+            if let id = self.appendsByKey[envelope.header.messageKey], case .append(let original) = self.items[id] {
+                return .duplicate(of: original.write, sameEnvelope: original.request.envelope == envelope)
+            }
+            let recipient = envelope.header.recipient
+            let id = self.makeID()
+            var staged = StagedAppend(request: request, write: PendingWrite(), announce: announce)
+            var counter = self.counters[recipient] ?? Counter(isValid: false, next: 0)
+            if counter.isValid, self.earlyOutstanding < maximumEarly {
+                guard counter.depth < request.mailboxCapacity else { return .refused(request.mailboxFull) }
+                guard staged.size <= request.mailboxQuota - counter.bytes else { return .refused(request.overQuota) }
+                staged.early = MailboxMessage(
+                    sequence: counter.next,
+                    receivedAt: Date(millisecondsSince1970: request.receivedAt.millisecondsSince1970),
+                    envelope: envelope
+                )
+                counter.next += 1
+                counter.depth += 1
+                counter.bytes += staged.size
+                self.earlyByRecipient[recipient, default: []].append(id)
+                self.earlyOutstanding += 1
+            } else {
+                counter.invalidate()
+                counter.databaseNumbered += 1
+            }
+            self.counters[recipient] = counter
+            self.items[id] = .append(staged)
+            self.appendsByKey[staged.key] = id
+            self.queue.append(id)
+            return .staged(staged.write, announce: staged.early)
+        }
+
+        /// Cancels the recipient's early appends not taken yet that these keys name, and stages the rest for the
+        /// database.
+        mutating func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date)
+            -> PendingWrite<[MessageKey]>
+        {
+            var seen = Set<MessageKey>()
+            let unique = keys.filter { seen.insert($0).inserted }
+            var cancelled = Set<MessageKey>()
+            for key in unique {
+                guard let id = self.appendsByKey[key], case .append(var append) = self.items[id],
+                    append.recipient == recipient, append.early != nil, !append.isTaken, append.acknowledgedAt == nil
+                else { continue }
+                append.acknowledgedAt = now
+                self.items[id] = .append(append)
+                self.earlyByRecipient[recipient]?.removeAll { $0 == id }
+                if var counter = self.counters[recipient], counter.isValid {
+                    counter.depth -= 1
+                    counter.bytes -= append.size
+                    self.counters[recipient] = counter
+                }
+                cancelled.insert(key)
+            }
+            let write = PendingWrite<[MessageKey]>()
+            let id = self.makeID()
+            self.items[id] = .acknowledgement(
+                StagedAcknowledgement(keys: unique, recipient: recipient, now: now, cancelled: cancelled, write: write)
+            )
+            self.queue.append(id)
+            return write
+        }
+
+        mutating func stageExclusive(_ exclusive: StagedExclusive) {
+            for recipient in exclusive.recipients {
+                var counter = self.counters[recipient] ?? Counter(isValid: false, next: 0)
+                counter.invalidate()
+                counter.databaseNumbered += 1
+                self.counters[recipient] = counter
+            }
+            let id = self.makeID()
+            self.items[id] = .exclusive(exclusive)
+            self.queue.append(id)
+        }
+
+        /// Takes up to `maximum` staged items, oldest first, for one transaction.
+        mutating func take(maximum: Int) -> [(ItemID, Taken)] {
+            let ids = Array(self.queue.prefix(maximum))
+            self.queue.removeFirst(ids.count)
+            return ids.compactMap { id in
+                switch self.items[id] {
+                case .append(var append):
+                    append.isTaken = true
+                    let counter = self.counters[append.recipient]
+                    append.outsideChangesWhenTaken = counter?.outsideChanges ?? 0
+                    self.items[id] = .append(append)
+                    if let early = append.early {
+                        return (id, .early(early, acknowledgedAt: append.acknowledgedAt))
+                    }
+                    return (
+                        id,
+                        .late(
+                            append.request,
+                            raiseTo: counter.flatMap { $0.needsRaise ? $0.next : nil },
+                            reserve: counter?.isReserved != true
+                        )
+                    )
+                case .acknowledgement(let acknowledgement):
+                    let keys = acknowledgement.keys.filter { !acknowledgement.cancelled.contains($0) }
+                    return (id, .acknowledgement(keys, recipient: acknowledgement.recipient, now: acknowledgement.now))
+                case .exclusive(let exclusive):
+                    var raises: [Token: Int64] = [:]
+                    var reserves = Set<Token>()
+                    for recipient in exclusive.recipients {
+                        let counter = self.counters[recipient]
+                        if let counter, counter.needsRaise { raises[recipient] = counter.next }
+                        if counter?.isReserved != true { reserves.insert(recipient) }
+                    }
+                    return (id, .exclusive(exclusive, raises: raises, reserves: reserves))
+                case nil:
+                    return nil
+                }
+            }
+        }
+
+        /// The recipient's early appends above `sequence`, in sequence order, leaving out those expired by `now`.
+        func pendingMessages(for recipient: Token, after sequence: Int64, at now: Date) -> [MailboxMessage] {
+            (self.earlyByRecipient[recipient] ?? []).compactMap { id in
+                guard case .append(let append) = self.items[id], let message = append.early,
+                    message.sequence > sequence, !message.envelope.hasExpired(at: now)
+                else { return nil }
+                return message
+            }
+        }
+
+        /// Forgets what the counters say of these recipients' mail (changed outside the pipeline): the database
+        /// numbers their next message.
+        mutating func invalidate(_ recipients: some Sequence<Token>) {
+            for recipient in recipients where self.counters[recipient] != nil {
+                self.counters[recipient]?.invalidate()
+                self.counters[recipient]?.outsideChanges += 1
+            }
+        }
+    }
+}
+
+extension AppendRequest {
+    var mailboxFull: WotsError {
+        WotsError(
+            .mailboxFull,
+            "the mailbox of \(self.envelope.header.recipient) holds \(self.mailboxCapacity) messages already"
+        )
+    }
+
+    var overQuota: WotsError {
+        .quotaExceeded(
+            recipient: self.envelope.header.recipient,
+            envelopeSize: self.envelope.serialized.count,
+            quota: self.mailboxQuota
+        )
+    }
+}

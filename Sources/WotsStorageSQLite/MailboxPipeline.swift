@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import Synchronization
+import WotsCore
+import WotsStorage
+
+/// Every mailbox write of one SQLite database goes through here, in the order it was staged, many to a transaction
+/// (group commit: one fsync for all that arrived while the previous transaction was being written).
+///
+/// A recipient whose counter the pipeline knows gets its messages **numbered when they are staged**, before their
+/// commit: readers see them at once (so a recipient online is handed a message while it is still being written),
+/// and a message its recipient acknowledges before it was taken into a transaction is never written as waiting, only
+/// remembered as acknowledged so that a retried send gets its first receipt. A recipient the pipeline does not know,
+/// or whose counter something outside it changed, has its next message numbered by the database inside the
+/// transaction, which makes the counter known again.
+///
+/// Numbers handed out before a commit can be lost with the process. So that no number is ever given to a second
+/// message, the first write in a process that numbers a recipient's mail from the database skips
+/// `reservedNumbers`, more than the pipeline ever has outstanding; after a failed commit every counter is read from the
+/// database again, never below the numbers handed out.
+final class MailboxPipeline: Sendable {
+    /// Most messages numbered and not yet written; past it, appends wait for the database to number them.
+    static let maximumEarly = 8_192
+    /// Numbers skipped at a recipient's first database-numbered write in a process: more than `maximumEarly`.
+    static let reservedNumbers: Int64 = 16_384
+    /// Most items one transaction writes.
+    static let maximumBatch = 512
+
+    unowned let database: SQLiteDatabase
+    private let state = Mutex(State())
+
+    init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    /// Stages an append checked against what is written already (`heldReceipt` found nothing).
+    func stageAppend(_ request: AppendRequest, announce: @escaping @Sendable (MailboxMessage) -> Void)
+        -> PendingWrite<MailboxReceipt>
+    {
+        let (staging, startsCommitting) = self.state.withLock { state in
+            let staging = state.stageAppend(request, announce: announce, maximumEarly: Self.maximumEarly)
+            return (staging, Self.startCommitting(&state))
+        }
+        if startsCommitting { self.commitInBackground() }
+        switch staging {
+        case .staged(let write, let early):
+            if let early { announce(early) }
+            return write
+        case .duplicate(let original, let sameEnvelope):
+            guard sameEnvelope else { return .settled(.failure(request.idConflict)) }
+            return original.map { receipt in
+                var again = receipt
+                again.isNew = false
+                return again
+            }
+        case .refused(let error):
+            return .settled(.failure(error))
+        }
+    }
+
+    /// The write staged for this key, when there is one (so that it need not be looked for in the database).
+    func staged(_ key: MessageKey) -> Bool { self.state.withLock { $0.appendsByKey[key] != nil } }
+
+    func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date) -> PendingWrite<[MessageKey]> {
+        let (write, startsCommitting) = self.state.withLock { state in
+            (state.stageAcknowledgement(keys, for: recipient, at: now), Self.startCommitting(&state))
+        }
+        if startsCommitting { self.commitInBackground() }
+        return write
+    }
+
+    /// Stages a write that numbers mail of `recipients` itself (or changes it in ways the counters cannot follow):
+    /// it runs in order with the rest, in a savepoint of the batch's transaction, so a refusal it throws as a
+    /// `WotsError` undoes only its own changes.
+    func stageExclusive<Value: Sendable>(
+        recipients: Set<Token>,
+        _ body: @escaping @Sendable (Database) throws -> Value
+    ) -> PendingWrite<Value> {
+        let write = PendingWrite<Value>()
+        let exclusive = StagedExclusive(
+            recipients: recipients,
+            perform: { db in
+                var outcome: Result<Value, any Error> = .failure(CancellationError())
+                do {
+                    try db.inSavepoint {
+                        outcome = .success(try body(db))
+                        return .commit
+                    }
+                } catch let refusal as WotsError {
+                    outcome = .failure(refusal)
+                }
+                return { [outcome] in write.settle(outcome) }
+            },
+            fail: { write.settle(.failure($0)) }
+        )
+        let startsCommitting = self.state.withLock { state in
+            state.stageExclusive(exclusive)
+            return Self.startCommitting(&state)
+        }
+        if startsCommitting { self.commitInBackground() }
+        return write
+    }
+
+    /// The recipient's messages numbered and not written yet, above `sequence`, in order.
+    func pendingMessages(for recipient: Token, after sequence: Int64, at now: Date) -> [MailboxMessage] {
+        self.state.withLock { $0.pendingMessages(for: recipient, after: sequence, at: now) }
+    }
+
+    /// These recipients' mail changed outside the pipeline (a deletion): their counters are read again.
+    func invalidate(_ recipients: some Sequence<Token> & Sendable) {
+        self.state.withLock { $0.invalidate(recipients) }
+    }
+
+    private static func startCommitting(_ state: inout State) -> Bool {
+        guard !state.isCommitting, !state.queue.isEmpty else { return false }
+        state.isCommitting = true
+        return true
+    }
+
+    private func commitInBackground() {
+        // The loop outlives any one caller: a transaction that started must finish and answer everyone in it.
+        Task { await self.commitWhileStaged() }
+    }
+
+    private func commitWhileStaged() async {
+        while true {
+            let taken = self.state.withLock { state -> ([(ItemID, Taken)], Numbering)? in
+                guard !state.queue.isEmpty else {
+                    state.isCommitting = false
+                    return nil
+                }
+                return (state.take(maximum: Self.maximumBatch), state.numbering)
+            }
+            guard let (batch, numbering) = taken else { return }
+            let settlements: [State.Settlement]
+            do {
+                let results = try await self.database.write("write \(batch.count) mailbox changes") { db in
+                    var writer = BatchWriter(
+                        db: db,
+                        reservedNumbers: Self.reservedNumbers,
+                        earlierProcessLeftNumbers: numbering.earlierProcessLeftNumbers,
+                        marksNumberingOpen: numbering == .notRecorded
+                    )
+                    return try writer.write(batch)
+                }
+                settlements = self.state.withLock { $0.committed(batch, results) }
+            } catch {
+                settlements = self.state.withLock { $0.failed(batch, with: error) }
+            }
+            for settle in settlements { settle() }
+        }
+    }
+
+    /// At a clean stop, once nothing is staged or being written: removes this process's `mailbox_numbering` record,
+    /// so the next process numbers on from where this one stopped. Every counter is read from the database again
+    /// afterwards, so nothing is numbered early before the record is written anew.
+    /// - Returns: false when something is still staged or being written (the record stays).
+    func recordCleanStop(_ write: (String) throws -> Void) rethrows -> Bool {
+        try self.state.withLock { state in
+            guard !state.isCommitting, state.queue.isEmpty, state.items.isEmpty else { return false }
+            guard case .open = state.numbering else { return true }
+            try write("DELETE FROM mailbox_numbering")
+            state.numbering = .notRecorded
+            state.invalidate(Array(state.counters.keys))
+            return true
+        }
+    }
+
+    /// Whether the append with this key was taken into a transaction (too late to cancel); false when not staged.
+    func isTaken(_ key: MessageKey) -> Bool {
+        self.state.withLock { state in
+            guard let id = state.appendsByKey[key], case .append(let append) = state.items[id] else { return false }
+            return append.isTaken
+        }
+    }
+
+    /// Whether nothing is staged or being written.
+    var isIdle: Bool { self.state.withLock { !$0.isCommitting && $0.items.isEmpty } }
+}
+
+extension MailboxPipeline.Numbering {
+    /// What the first transaction found, once known.
+    var earlierProcessLeftNumbers: Bool? {
+        switch self {
+        case .notRecorded: nil
+        case .open(let left): left
+        }
+    }
+}
+
+extension AppendRequest {
+    var idConflict: WotsError {
+        WotsError(
+            .messageIDConflict,
+            "message id \(self.envelope.header.messageID.lowercasedString) was used by this sender for a different "
+                + "envelope"
+        )
+    }
+}

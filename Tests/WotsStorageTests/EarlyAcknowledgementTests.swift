@@ -1,0 +1,202 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import WotsCore
+import WotsStorage
+
+@testable import WotsStorageSQLite
+
+/// A message its recipient acknowledges while it waits for its commit (SQLite numbers and announces it before the
+/// commit): never written as waiting, never lost to its sender, never handed out twice.
+@Suite struct EarlyAcknowledgementTests {
+    /// Holds SQLite's one writer until `release()`, so that what is staged meanwhile waits for the next transaction.
+    final class WriterHold: Sendable {
+        private let released = DispatchSemaphore(value: 0)
+        private let task: Task<Void, any Error>
+
+        init(_ database: SQLiteDatabase) async {
+            let entered = Signal()
+            let released = self.released
+            self.task = Task {
+                try await database.pool.writeWithoutTransaction { _ in
+                    entered.fire(); released.wait()
+                }
+            }
+            await entered.wait()
+        }
+
+        func release() async throws {
+            self.released.signal()
+            try await self.task.value
+        }
+    }
+
+    /// Every announcement, in order.
+    final class Announcements: Sendable {
+        private let messages = Mutex<[MailboxMessage]>([])
+        var all: [MailboxMessage] { self.messages.withLock { $0 } }
+        func record(_ message: MailboxMessage) { self.messages.withLock { $0.append(message) } }
+    }
+
+    private func ids(_ envelopes: Envelope...) -> [UUID] { envelopes.map(\.header.messageID) }
+
+    private func withMailboxes(_ body: (SQLiteDatabase, SQLiteMailboxRepository) async throws -> Void) async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("relay.sqlite").path)
+        try await body(database, SQLiteMailboxRepository(database: database))
+        try database.close()
+    }
+
+    private func enqueue(
+        _ envelope: Envelope,
+        in mailboxes: SQLiteMailboxRepository,
+        announcements: Announcements
+    ) async throws -> PendingWrite<MailboxReceipt> {
+        try await mailboxes.enqueueAppend(
+            envelope,
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 100,
+            mailboxQuota: .max,
+            announce: { announcements.record($0) }
+        )
+    }
+
+    @Test func aMessageAcknowledgedBeforeItsCommitIsRememberedNotStoredAndNeverHandedOutAgain() async throws {
+        try await withMailboxes { database, mailboxes in
+            let bob = TestValues.token()
+            let announcements = Announcements()
+            // The first message makes bob's counter known; those after it are numbered as they are taken.
+            let first = try await self.enqueue(
+                TestValues.envelope(from: TestValues.token(), to: bob),
+                in: mailboxes,
+                announcements: announcements
+            ).outcome()
+
+            let hold = await WriterHold(database)
+            let taken = TestValues.envelope(from: TestValues.token(), to: bob)
+            let takenWrite = try await self.enqueue(taken, in: mailboxes, announcements: announcements)
+            // The transaction holding `taken` waits for the writer; what is staged now waits behind it.
+            while !mailboxes.pipeline.isTaken(taken.header.messageKey) { await Task.yield() }
+            let acknowledged = TestValues.envelope(from: TestValues.token(), to: bob)
+            let acknowledgedWrite = try await self.enqueue(acknowledged, in: mailboxes, announcements: announcements)
+            let kept = TestValues.envelope(from: TestValues.token(), to: bob)
+            let keptWrite = try await self.enqueue(kept, in: mailboxes, announcements: announcements)
+            #expect(
+                announcements.all.dropFirst().map(\.envelope.header.messageID) == ids(taken, acknowledged, kept),
+                "announced before the commit"
+            )
+            #expect(
+                try await mailboxes.messages(for: bob, after: first.sequence, limit: 10).map(
+                    \.envelope.header.messageID
+                )
+                    == ids(taken, acknowledged, kept),
+                "readers see numbered messages before their commit"
+            )
+            let acknowledgement = try await mailboxes.enqueueAcknowledge(
+                [acknowledged.header.messageKey],
+                for: bob,
+                at: TestValues.time()
+            )
+            #expect(
+                try await mailboxes.messages(for: bob, after: first.sequence, limit: 10).map(
+                    \.envelope.header.messageID
+                )
+                    == ids(taken, kept)
+            )
+            try await hold.release()
+
+            let receipts = [
+                try await takenWrite.outcome(), try await acknowledgedWrite.outcome(), try await keptWrite.outcome(),
+            ]
+            #expect(receipts.map(\.sequence) == [first.sequence + 1, first.sequence + 2, first.sequence + 3])
+            #expect(try await acknowledgement.outcome() == [acknowledged.header.messageKey])
+            #expect(try await mailboxes.messages(for: bob, after: 0, limit: 10).count == 3)
+            #expect(try await mailboxes.depth(of: bob) == 3)
+            let waiting = try await database.read("count") { db in
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM mailbox_messages WHERE message_id = ?",
+                    arguments: [acknowledged.header.messageID.databaseBytes]
+                )
+            }
+            #expect(waiting == 0, "an acknowledged message is never written as waiting")
+
+            let retried = try await self.enqueue(acknowledged, in: mailboxes, announcements: announcements).outcome()
+            #expect(retried == receipts[1] && !retried.isNew, "a retried send gets its first receipt")
+            #expect(announcements.all.count == 4, "and is handed to nobody again")
+            let next = try await mailboxes.append(
+                TestValues.envelope(from: TestValues.token(), to: bob),
+                receivedAt: TestValues.time(),
+                mailboxCapacity: 100
+            )
+            #expect(next.sequence == first.sequence + 4, "the acknowledged message's number is not given again")
+        }
+    }
+
+    @Test func anAcknowledgementOfAMessageAlreadyBeingWrittenDeletesItAfterItsCommit() async throws {
+        try await withMailboxes { database, mailboxes in
+            let bob = TestValues.token()
+            let announcements = Announcements()
+            _ = try await mailboxes.append(
+                TestValues.envelope(from: TestValues.token(), to: bob),
+                receivedAt: TestValues.time(),
+                mailboxCapacity: 100
+            )
+            let hold = await WriterHold(database)
+            let taken = TestValues.envelope(from: TestValues.token(), to: bob)
+            let write = try await self.enqueue(taken, in: mailboxes, announcements: announcements)
+            while !mailboxes.pipeline.isTaken(taken.header.messageKey) { await Task.yield() }
+            let acknowledgement = try await mailboxes.enqueueAcknowledge(
+                [taken.header.messageKey],
+                for: bob,
+                at: TestValues.time()
+            )
+            try await hold.release()
+            _ = try await write.outcome()
+            #expect(try await acknowledgement.outcome() == [taken.header.messageKey])
+            let waiting = try await mailboxes.messages(for: bob, after: 0, limit: 10).map(\.envelope.header.messageID)
+            #expect(!waiting.contains(taken.header.messageID))
+            #expect(try await mailboxes.depth(of: bob) == 1)
+        }
+    }
+
+    @Test func aProcessThatStoppedWithoutClosingNeverHasItsNumbersGivenAgain() async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("relay.sqlite").path
+        let bob = TestValues.token()
+        let announcements = Announcements()
+
+        let crashed = try await SQLiteDatabase(path: path)
+        let before = SQLiteMailboxRepository(database: crashed)
+        _ = try await before.append(
+            TestValues.envelope(from: TestValues.token(), to: bob),
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 100
+        )
+        let hold = await WriterHold(crashed)
+        var handedOut: [Int64] = []
+        for _ in 0..<3 {
+            _ = try await self.enqueue(
+                TestValues.envelope(from: TestValues.token(), to: bob),
+                in: before,
+                announcements: announcements
+            )
+        }
+        handedOut = announcements.all.map(\.sequence)
+        #expect(handedOut.count == 3, "numbered and handed out before any commit")
+        // The process dies here: its staged messages are never written, and it never closes the database.
+
+        let restarted = try await SQLiteDatabase(path: path)
+        let after = try await SQLiteMailboxRepository(database: restarted).append(
+            TestValues.envelope(from: TestValues.token(), to: bob),
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 100
+        )
+        #expect(after.sequence > handedOut.max() ?? 0)
+        try restarted.close()
+        try await hold.release()
+    }
+}
