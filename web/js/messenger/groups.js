@@ -389,6 +389,11 @@ export class Groups {
             // A refused update is never applied; its sender's sequence is not recorded either.
             return existing;
         }
+        if (sender === owner) {
+            // This account's own update back from the relay: its next sequence is past it, even when the count kept
+            // in memory since sending was lost to a reload.
+            entry.nextSequence = Math.max(entry.nextSequence ?? 1, Number(header.senderSequence) + 1);
+        }
         const line = GroupBook.describe(update.action, update.state, previous, sender, owner, name);
         await this.book.save(entry);
         await this.note(entry, line, 'membership', `${sender}/${header.messageID}`.toLowerCase(), header);
