@@ -14,16 +14,25 @@ export class GroupBook {
     constructor(store) {
         this.store = store;
         this.cache = new Map();
+        this.writing = Promise.resolve();
     }
 
     /** The group's entry `{id, chain, nextSequence, seen, held}`, or null when this account never joined it. */
-    async entry(id) {
-        if (this.cache.has(id)) return this.cache.get(id);
+    entry(id) {
+        // The promise is kept, so two callers at once get the one object; a group not held is looked up again.
+        if (!this.cache.has(id)) {
+            const loading = this.load(id).then((entry) => {
+                if (entry === null && this.cache.get(id) === loading) this.cache.delete(id);
+                return entry;
+            });
+            this.cache.set(id, loading);
+        }
+        return this.cache.get(id);
+    }
+
+    async load(id) {
         const record = await this.store.group(id);
-        if (!record) return null;
-        const entry = { ...record, id, chain: await GroupChain.fromJSON(record.chain) };
-        this.cache.set(id, entry);
-        return entry;
+        return record ? { ...record, id, chain: await GroupChain.fromJSON(record.chain) } : null;
     }
 
     /** Every group's entry, those this account is a member of first, then by name. */
@@ -34,19 +43,29 @@ export class GroupBook {
             || a.chain.current.name.localeCompare(b.chain.current.name));
     }
 
-    async save(entry) {
-        const { id, chain, nextSequence = 1, seen = [], held = [] } = entry;
-        const kept = { id, chain, nextSequence, seen: seen.slice(-seenKept), held };
-        await this.store.saveGroup(id, { chain: chain.toJSON(), nextSequence, seen: kept.seen, held });
-        this.cache.set(id, kept);
-        return kept;
+    /**
+     * Keeps `entry` (the one object this book hands out for its group, changed in place by sending and receiving)
+     * and writes it. Writes run one after the other, each sealing the entry as it is when the write starts, so a
+     * slower earlier write never puts back an older sender sequence or chain.
+     */
+    save(entry) {
+        entry.nextSequence ??= 1;
+        entry.seen = (entry.seen ?? []).slice(-seenKept);
+        entry.held ??= [];
+        this.cache.set(entry.id, Promise.resolve(entry));
+        const write = this.writing.then(() => this.store.saveGroup(entry.id, {
+            chain: entry.chain.toJSON(), nextSequence: entry.nextSequence, seen: entry.seen, held: entry.held,
+        }));
+        this.writing = write.catch(() => {});
+        return write;
     }
 
     /** Takes this account's next sender sequence in the group, kept before anything is sealed with it. */
     async takeSequence(id) {
         const entry = await this.entry(id);
         const sequence = entry.nextSequence ?? 1;
-        await this.save({ ...entry, nextSequence: sequence + 1 });
+        entry.nextSequence = sequence + 1;
+        await this.save(entry);
         return sequence;
     }
 
@@ -56,7 +75,8 @@ export class GroupBook {
     }
 
     static markSeen(entry, key) {
-        entry.seen = [...(entry.seen ?? []), seenKey(key)];
+        entry.seen ??= [];
+        entry.seen.push(seenKey(key));
     }
 
     /**
