@@ -195,6 +195,18 @@ describe('a group between three accounts', () => {
         assert.ok(!(await carol.lines(id)).some((line) => line.includes('missed')));
     });
 
+    test('sending while slots are taken in never reuses a sender sequence', async () => {
+        const { alice, bob, carol } = world();
+        const id = await alice.groups.create('Crew', [bob.token, carol.token]);
+        await Promise.all([alice.groups.sendText(id, 'a1'), bob.groups.sendText(id, 'b1'), alice.groups.sendText(id, 'a2'),
+            bob.groups.sendText(id, 'b2')]);
+        await alice.groups.sendText(id, 'a3');
+        const lines = await carol.lines(id);
+        for (const text of ['alice: a1', 'alice: a2', 'alice: a3', 'bob: b1', 'bob: b2']) assert.ok(lines.includes(text), text);
+        assert.ok(!lines.some((line) => line.startsWith('[refused]')), lines.join('\n'));
+        assert.equal((await alice.groups.entry(id)).nextSequence, 5, 'create, a1, a2, a3: the next is 5');
+    });
+
     test('a member whose published key changed is not wrapped for until the key is accepted', async () => {
         const { relay, alice, bob, carol } = world();
         const id = await alice.groups.create('Crew', [bob.token, carol.token]);
