@@ -603,6 +603,7 @@ def group_scenario(alice, bob, carol, arguments, work, output):
     check("a removed member receives nothing after its removal; the member added meanwhile does",
           "after bob was removed" in received and not bob.group_has("after bob was removed"), repr(received))
     alice.screenshot(output, "group-chat")
+    bob.open_chat("alice")
 
 
 if __name__ == "__main__":
