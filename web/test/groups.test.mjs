@@ -195,6 +195,21 @@ describe('a group between three accounts', () => {
         assert.ok(!(await carol.lines(id)).some((line) => line.includes('missed')));
     });
 
+    test('the last admin leaves: the longest-standing member becomes admin at every member', async () => {
+        const { alice, bob, carol } = world();
+        const id = await alice.groups.create('Crew', [bob.token, carol.token]);
+        await alice.groups.rename(id, 'Crew 2');
+        assert.ok((await bob.lines(id)).includes('[membership] alice renamed Crew to Crew 2'));
+        await alice.groups.leave(id);
+        assert.ok((await alice.lines(id)).includes('[membership] you left Crew 2'));
+        assert.ok((await carol.lines(id)).includes('[membership] alice left'));
+        const states = await Promise.all([bob, carol].map(async (m) => (await m.groups.entry(id)).chain.current));
+        const admins = states.map((state) => state.members.filter((m) => m.isAdmin).map((m) => String(m.token)));
+        assert.deepEqual(admins[0], admins[1]);
+        assert.equal(admins[0].length, 1, 'one heir (both joined at version 1: the smaller token)');
+        assert.equal((await alice.groups.entry(id)).chain.isMember, false);
+    });
+
     test('sending while slots are taken in never reuses a sender sequence', async () => {
         const { alice, bob, carol } = world();
         const id = await alice.groups.create('Crew', [bob.token, carol.token]);

@@ -28,7 +28,7 @@ export async function groupsSection(messenger) {
 
 /**
  * Checkboxes for people to add: pinned contacts and the directory's first 100 entries, without `exclude` (tokens).
- * @returns {Promise<{element: HTMLElement, selected: () => string[]}>}
+ * @returns {Promise<{element: HTMLElement, selected: () => string[], count: number}>}
  */
 async function memberPicker(messenger, legend, exclude = []) {
     const skip = new Set([messenger.account.token, ...exclude.map(String)]);
@@ -48,7 +48,7 @@ async function memberPicker(messenger, legend, exclude = []) {
     const element = h('fieldset', { class: 'members' }, h('legend', {}, legend),
         boxes.length === 0 ? h('p', { class: 'hint' }, 'Nobody to add.') : boxes);
     const selected = () => [...element.querySelectorAll('input[name=member]:checked')].map((box) => box.value);
-    return { element, selected };
+    return { element, selected, count: boxes.length };
 }
 
 /** "New group": a name and members; the group opens once the relay handed its creation back. */
@@ -222,7 +222,7 @@ export async function groupInfoView(app, id) {
         if (admin) {
             const picker = await memberPicker(messenger, 'Add members', current.tokens);
             parts.push(h('form', { onsubmit: act(() => messenger.groups.add(id, picker.selected())) },
-                picker.element, h('button', { type: 'submit', name: 'add' }, 'Add')));
+                picker.element, picker.count > 0 ? h('button', { type: 'submit', name: 'add' }, 'Add') : null));
             const newName = h('input', { name: 'group-name', maxlength: '100', required: true, value: current.name });
             parts.push(h('form', { onsubmit: act(() => messenger.groups.rename(id, newName.value.trim())) },
                 field('Group name', newName), h('button', { type: 'submit', name: 'rename' }, 'Rename')));
