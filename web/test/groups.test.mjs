@@ -233,6 +233,22 @@ describe('a group between three accounts', () => {
         assert.ok((await alice.store.contact(String(carol.token))).changedKeys, 'the change waits for the user');
     });
 
+    test('a message naming a state nobody held is refused; one listing others than the members shows who', async () => {
+        const { alice, bob, carol } = world();
+        const id = await alice.groups.create('Crew', [bob.token, carol.token]);
+        const { chain } = await alice.groups.entry(id);
+        const elsewhere = new GroupState({ ...chain.current, name: 'Another history' });
+        await alice.groups.post(MessageContent.text('from another history'), elsewhere, [bob.token, carol.token]);
+        const refused = (await bob.lines(id)).find((line) => line.startsWith('[refused]'));
+        assert.match(refused, /refused text from alice: .*a state this member never held/);
+        assert.ok(!(await bob.lines(id)).some((line) => line.includes('from another history')));
+        await alice.groups.post(MessageContent.text('only for bob'), chain.current, [bob.token]);
+        // The refused message's sequence was never recorded: bob counts it as missed.
+        const shown = 'alice: only for bob (missed 1 message from alice; recipients differ from the members: '
+            + 'not sent to carol)';
+        assert.ok((await bob.lines(id)).includes(shown), (await bob.lines(id)).join('\n'));
+    });
+
     test('an unknown content type in a group is kept and shown as unsupported', async () => {
         const { alice, bob, carol } = world();
         const id = await alice.groups.create('Crew', [bob.token, carol.token]);
