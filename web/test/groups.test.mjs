@@ -249,12 +249,17 @@ describe('a group between three accounts', () => {
         assert.ok((await bob.lines(id)).includes(shown), (await bob.lines(id)).join('\n'));
     });
 
-    test('an unknown content type in a group is kept and shown as unsupported', async () => {
+    test('an unknown content type in a group is kept (shown as unsupported); a receipt is taken in silently', async () => {
         const { alice, bob, carol } = world();
         const id = await alice.groups.create('Crew', [bob.token, carol.token]);
         const { chain } = await alice.groups.entry(id);
         await alice.groups.post({ type: 'poll', question: '?' }, chain.current, [bob.token, carol.token]);
         const kept = (await bob.store.messages(id)).find((m) => m.content.type === 'poll');
         assert.ok(kept && !MessageContent.isKnown(kept.content));
+        await alice.groups.post(MessageContent.receipt('read', [{ sender: String(bob.token), id: kept.id }]), chain.current,
+            [bob.token, carol.token]);
+        assert.ok(!(await bob.store.messages(id)).some((m) => m.content.type === 'receipt'), 'a receipt shows nothing');
+        await alice.groups.sendText(id, 'after the receipt');
+        assert.ok((await bob.lines(id)).includes('alice: after the receipt'), 'and its sequence counted: no gap');
     });
 });

@@ -17,6 +17,8 @@ import { MessageContent } from '../content/message-content.js';
 import { GroupBook } from './group-book.js';
 import { GroupChain } from './group-chain.js';
 
+const silentInGroups = new Set(['receipt', 'typing', 'settings', 'profile', 'checkpoint']);
+
 export class GroupReceiving {
     /** @param {import('./groups.js').Groups} groups */
     constructor(groups) {
@@ -189,6 +191,12 @@ export class GroupReceiving {
             return entry;
         }
         await this.learnNames([header.sender]);
+        // Receipts, typing, timers, profiles and checkpoints in groups are not built here: such a message counts for
+        // its sender's sequence but shows nothing. Any other type but text is kept and shown as unsupported.
+        if (silentInGroups.has(content.type)) {
+            await this.warn(entry, warnings, header);
+            return entry;
+        }
         const expiresAt = Number(header.expiresAtMilliseconds);
         const id = header.messageID.toLowerCase();
         const current = expiresAt === 0 || expiresAt > Date.now();

@@ -27,6 +27,7 @@ export class Groups {
         this.messenger = messenger;
         this.book = new GroupBook(messenger.store);
         this.receiving = new GroupReceiving(this);
+        this.posting = Promise.resolve();
         this.names = new Map();
     }
 
@@ -192,10 +193,18 @@ export class Groups {
     /**
      * Seals `content` under the state `named` for `recipients` (this account's own keys from the account, every other
      * member's pinned keys after checking the directory still publishes them) with the next sender sequence, and
-     * posts it.
+     * posts it. Posts run one after the other, each waiting for the relay's answer to the one before: the relay then
+     * stores this account's group messages in the order of their sender sequences, which members require (a lower
+     * sequence after a higher one is refused as a replay).
      * @throws {RelayError} `key_changed` naming the member, or the relay's refusal
      */
-    async post(content, named, recipients, { messageID, sentAt = Date.now() } = {}) {
+    post(content, named, recipients, options = {}) {
+        const posted = this.posting.then(() => this.sealAndPost(content, named, recipients, options));
+        this.posting = posted.catch(() => {});
+        return posted;
+    }
+
+    async sealAndPost(content, named, recipients, { messageID, sentAt = Date.now() }) {
         const others = recipients.filter((token) => !token.equals(this.owner));
         const contacts = await this.checkedContacts(others);
         const keys = contacts.map((contact) => ({

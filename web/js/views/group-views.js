@@ -4,7 +4,6 @@
  * messages) and its info (members and admins; add, remove, promote, rename for admins; leave). Nodes from text only.
  */
 
-import { MessageContent } from '../content/message-content.js';
 import { describe } from './account-views.js';
 import { field, formatTime, h, replace } from './dom.js';
 
@@ -159,8 +158,8 @@ async function groupItem(messenger, message) {
             message.kind === 'refused' || message.kind === 'warning' ? '⚠ ' : '', message.content.text);
     }
     const { content } = message;
-    const body = content.type === 'text' ? content.text
-        : MessageContent.isKnown(content) ? `(${content.type})` : `unsupported message (${content.type})`;
+    // Only text is built for groups (attachments and the rest are not yet): anything else is unsupported here.
+    const body = content.type === 'text' ? content.text : `unsupported message (${content.type})`;
     const outgoing = message.direction === 'out';
     const sender = outgoing ? 'you' : await messenger.groups.nameOf(message.sender);
     return h('li', {
