@@ -1,8 +1,9 @@
 /**
  * The groups this account belongs to (or belonged to), as WotsClient's `GroupBook`: one record per group in the
  * LocalStore (`groups`, sealed under the storage key): the chain, this account's next sender sequence, the (sender,
- * id) of the group messages taken in (the newest 2,000: a replayed slot is dropped, never applied twice) and group
- * slots held for a sender whose key changed. Also the sentences a membership change and a warning are shown as.
+ * id) of the group messages taken in (the newest 2,000: a replayed slot is dropped, never applied twice). A slot
+ * signed by a sender's changed key waits with that contact, as 1:1 mail does. Also the sentences a membership change
+ * and a warning are shown as.
  */
 
 import { GroupChain } from './group-chain.js';
@@ -17,7 +18,7 @@ export class GroupBook {
         this.writing = Promise.resolve();
     }
 
-    /** The group's entry `{id, chain, nextSequence, seen, held}`, or null when this account never joined it. */
+    /** The group's entry `{id, chain, nextSequence, seen}`, or null when this account never joined it. */
     entry(id) {
         // The promise is kept, so two callers at once get the one object; a group not held is looked up again.
         if (!this.cache.has(id)) {
@@ -51,10 +52,9 @@ export class GroupBook {
     save(entry) {
         entry.nextSequence ??= 1;
         entry.seen = (entry.seen ?? []).slice(-seenKept);
-        entry.held ??= [];
         this.cache.set(entry.id, Promise.resolve(entry));
         const write = this.writing.then(() => this.store.saveGroup(entry.id, {
-            chain: entry.chain.toJSON(), nextSequence: entry.nextSequence, seen: entry.seen, held: entry.held,
+            chain: entry.chain.toJSON(), nextSequence: entry.nextSequence, seen: entry.seen,
         }));
         this.writing = write.catch(() => {});
         return write;

@@ -159,7 +159,7 @@ export class GroupReceiving {
                 const chain = await GroupChain.join(update, header, this.owner);
                 const id = update.state.id.hex;
                 const nextSequence = existing?.nextSequence ?? this.groups.pendingSequences?.get(id) ?? 1;
-                entry = { id, chain, nextSequence, seen: existing?.seen ?? [], held: [] };
+                entry = { id, chain, nextSequence, seen: existing?.seen ?? [] };
             }
         } catch (refusal) {
             if (!existing) return null;

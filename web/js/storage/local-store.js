@@ -11,8 +11,8 @@
  *   `StorageKey` under the message's key, so a reload still shows them; deleted with their message.
  * - `groups` (since version 3): the group book, one record per group under its id (32 hex digits): the chain of
  *   states held, the last sender sequence seen from each member, this account's next sequence, the (sender, id) of
- *   group messages already taken in, and group slots held for a changed key; sealed by the `StorageKey` under
- *   `group/ID`. A group's messages and membership lines are ordinary `messages` whose conversation is the group id.
+ *   group messages already taken in; sealed by the `StorageKey` under `group/ID`. A group's messages and membership
+ *   lines are ordinary `messages` whose conversation is the group id.
  *
  * `forget()` (logout) deletes the whole database.
  */
