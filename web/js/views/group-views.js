@@ -76,7 +76,8 @@ export async function newGroupView(app) {
                 create.disabled = false;
             }
         },
-    }, field('Group name', name, 'Every member sees it; at most 100 bytes (fewer characters with accents or emoji).'), picker.element, error, create);
+    }, field('Group name', name, 'Every member sees it; at most 100 bytes (fewer characters with accents or emoji).'),
+    picker.element, error, create);
     replace(app.root, h('section', { class: 'card', 'aria-labelledby': 'new-group-title' },
         h('h2', { id: 'new-group-title' }, 'New group'), form));
     name.focus();
