@@ -194,7 +194,7 @@ export class Groups {
      * Seals `content` under the state `named` for `recipients` (this account's own keys from the account, every other
      * member's pinned keys after checking the directory still publishes them) with the next sender sequence, and
      * posts it. Posts run one after the other, each waiting for the relay's answer to the one before: the relay then
-     * stores this account's group messages in the order of their sender sequences, which members require (a lower
+     * stores this account's group messages in the order of their sender sequences, as members expect them (a lower
      * sequence after a higher one is refused as a replay).
      * @throws {RelayError} `key_changed` naming the member, or the relay's refusal
      */
