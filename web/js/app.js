@@ -1,6 +1,7 @@
 /**
  * The page: loads the account this browser keeps (or offers register / restore), then routes by the URL's hash:
- * `#home` (conversations), `#directory`, `#chat/TOKEN`. Views are in views/, the account logic in messenger/.
+ * `#home` (conversations and groups), `#directory`, `#chat/TOKEN`, `#new-group`, `#group/ID` and `#group-info/ID`
+ * (ID: the group's 32 hex digits). Views are in views/, the account logic in messenger/.
  */
 
 import { loadAccount } from './messenger/account.js';
@@ -8,6 +9,7 @@ import { registerView, restoreView } from './views/account-views.js';
 import { chatView } from './views/chat-view.js';
 import { ownAvatar } from './views/attachment-views.js';
 import { h, replace } from './views/dom.js';
+import { groupChatView, groupInfoView, newGroupView } from './views/group-views.js';
 import { conversationsView, directoryView } from './views/list-views.js';
 
 const app = {
@@ -86,6 +88,9 @@ async function route() {
     let leave = () => {};
     if (view === 'directory') await directoryView(app);
     else if (view === 'chat' && argument) leave = await chatView(app, argument);
+    else if (view === 'new-group') leave = await newGroupView(app);
+    else if (view === 'group' && argument) leave = await groupChatView(app, argument);
+    else if (view === 'group-info' && argument) leave = await groupInfoView(app, argument);
     else leave = await conversationsView(app);
     // Another route began while this view loaded: this one is already replaced.
     if (generation !== routing) {
@@ -107,7 +112,7 @@ try {
     if (messenger) {
         const hash = location.hash;
         app.onAccount(messenger);
-        if (hash.startsWith('#chat/') || hash === '#directory') location.hash = hash;
+        if (/^#(chat|group|group-info)\/|^#(directory|new-group)$/.test(hash)) location.hash = hash;
     } else {
         route();
     }

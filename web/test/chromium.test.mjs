@@ -98,6 +98,8 @@ describe('in headless Chromium', { skip }, () => {
         'the scrypt worker runs as a module worker and reports progress, then the keys',
         'scrypt timing at N = 2^14 and 2^15 (informational)',
         'WebCrypto PBKDF2 and a zero-length key (informational)',
+        'the committed group envelope vector opens here, and its state hash is rebuilt',
+        'IndexedDB: a version 2 database upgrades to version 3, keeping its records and adding the group book',
     ];
     for (const name of expected) {
         test(name, () => {

@@ -46,7 +46,7 @@ describe('StreamClient (schema/stream.md)', () => {
         const messages = [];
         const onMessage = (frame) => messages.push(frame);
         const stream = new StreamClient({ relay: fakeRelay(), onMessage, WebSocket: FakeSocket });
-        assert.equal(stream.url, 'ws://127.0.0.1:8080/v1/stream');
+        assert.equal(stream.url, 'ws://127.0.0.1:8080/v1/stream?groups=true', 'group slots come on the one stream');
         stream.start();
         await settle();
         const socket = FakeSocket.last;
@@ -65,7 +65,8 @@ describe('StreamClient (schema/stream.md)', () => {
         assert.equal((await second).acknowledged, 1);
         await assert.rejects(first, (error) => error.code === 'recipient_key_changed');
         socket.relay({ type: 'message', seq: 1, receivedAt: 'now', envelope: {} });
-        assert.equal(messages.length, 1);
+        socket.relay({ type: 'group_message', seq: 2, receivedAt: 'now', body: 'AA==', slot: 'AA==' });
+        assert.deepEqual(messages.map((frame) => frame.type), ['message', 'group_message']);
         stream.stop();
     });
 

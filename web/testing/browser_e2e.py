@@ -4,8 +4,9 @@ wots-relay over loopback, beside the wots CLI from the same build.
 
 Checks: the served page's CSP and headers and that it has no inline script; two users register in two browser
 profiles and exchange messages live; sent/delivered/read marks and typing (when the relay takes envelope v2);
-browser -> CLI and CLI -> browser; a key change (the CLI user rotates) refused until accepted; restore on a fresh
-profile. Screenshots go to OUTPUT (default .build/web-screenshots).
+browser -> CLI and CLI -> browser; a key change (the CLI user rotates) refused until accepted; a group of two
+browsers and a CLI user (messages all ways, the CLI adding and removing members, a removed browser member told so
+and sent nothing after); restore on a fresh profile. Screenshots go to OUTPUT (default .build/web-screenshots).
 
 Usage: browser_e2e.py --bin-path DIR [--output DIR]     (DIR holds wots-relay and wots)
 """
@@ -97,6 +98,7 @@ class CLI:
         self.binary = os.path.join(bin_path, "wots")
         self.home = os.path.join(work, "cli", nickname)
         os.makedirs(self.home, mode=0o700)
+        self.relay = relay
         self.env = {**os.environ, "WOTS_HOME": self.home, "WOTS_RELAY": relay.url,
                     "WOTS_SECRET": f"secret of {nickname}, long enough"}
 
@@ -198,6 +200,22 @@ class Browser:
 
     def messages(self):
         return [item["text"] for item in self.items()]
+
+    def group_items(self):
+        """The group chat's lines: {kind: in/out/note…, sender, text} read in one script."""
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('.messages li')].map((li) => ({kind: li.className,"
+            " sender: li.dataset.sender || '', status: li.dataset.status || '',"
+            " text: (li.querySelector('.body') || li).textContent}))")
+
+    def group_has(self, text, sender=None):
+        return any(text in item["text"] and (sender is None or item["sender"] == sender) for item in self.group_items())
+
+    def open_group(self, name):
+        self.go("#home")
+        self.wait(lambda: self.finds(f"a[data-group='{name}']"), f"the group {name} in the list")
+        self.find(f"a[data-group='{name}']").click()
+        self.wait(lambda: self.text("#group-title") == name, f"the group chat of {name}")
 
     def messages_and_notes(self):
         return self.driver.execute_script(
@@ -467,6 +485,8 @@ def run(relay, arguments, work, browsers):
     check("once accepted, the message goes to the new key and the CLI opens it",
           "after accepting carol's new key" in [entry.get("text") for entry in inbox], json.dumps(inbox)[:500])
 
+    group_scenario(alice, bob, carol, arguments, work, output)
+
     # Restore on a fresh profile.
     fresh = Browser("alice-restored", relay.url, work)
     browsers.append(fresh)
@@ -509,6 +529,81 @@ def run(relay, arguments, work, browsers):
         ".filter((c) => c.labels.length === 0 && !c.getAttribute('aria-label')).length")
     check("every input, textarea and select on the conversation and directory screens has a label", unlabelled == 0)
     fresh.screenshot(output, "directory")
+
+
+def group_scenario(alice, bob, carol, arguments, work, output):
+    """Two browsers and a CLI user in one group: messages all ways, the CLI changes the membership, bob is removed."""
+    def cli_group_events():
+        return [entry for entry in json.loads(carol.run("inbox", "--json")) if entry.get("kind", "").startswith("group")]
+
+    alice.go("#new-group")
+    alice.wait(lambda: alice.finds("input[name=group-name]") and alice.finds("label[data-nickname=carol]"),
+               "the new group form")
+    alice.type("input[name=group-name]", "Web crew")
+    for nickname in ("bob", "carol"):
+        alice.find(f"label[data-nickname={nickname}]").click()
+    alice.screenshot(output, "group-new")
+    alice.find("form button[type=submit]").click()
+    alice.wait(lambda: alice.text("#group-title") == "Web crew", "the new group's chat")
+    alice.wait(lambda: alice.group_has("you created Web crew with"), "the create line at alice")
+    bob.open_group("Web crew")
+    bob.wait(lambda: bob.group_has("alice created Web crew with"), "the create line at bob")
+    events = cli_group_events()
+    check("a browser creates a group with another browser and a CLI user; all three hold it",
+          any("alice created Web crew" in (event.get("line") or "") for event in events), json.dumps(events)[:800])
+
+    alice.send("hello crew, from alice's browser")
+    bob.wait(lambda: bob.group_has("hello crew, from alice's browser", sender="alice"), "alice's group message at bob")
+    texts = [event.get("text") for event in cli_group_events()]
+    check("browser → browser and browser → CLI: one group message, sealed once, opens at both, named by its sender",
+          "hello crew, from alice's browser" in texts, repr(texts))
+    bob.send("bob here, to the crew")
+    alice.wait(lambda: alice.group_has("bob here, to the crew", sender="bob"), "bob's group message at alice")
+    texts = [event.get("text") for event in cli_group_events()]
+    check("the other browser's group message reaches the first browser and the CLI", "bob here, to the crew" in texts,
+          repr(texts))
+    carol.run("send", "--group", "Web crew", "carol from the terminal, to the crew")
+    for browser in (alice, bob):
+        browser.wait(lambda: browser.group_has("carol from the terminal, to the crew", sender="carol"),
+                     f"the CLI's group message at {browser.name}")
+    check("CLI → browsers: a group message the CLI sealed opens in both browsers, named by its sender", True)
+
+    # alice (the admin) makes carol an admin in the browser; carol (CLI) then adds dave and removes bob.
+    group_id = alice.driver.execute_script("return location.hash.split('/')[1]")
+    alice.go(f"#group-info/{group_id}")
+    alice.wait(lambda: alice.finds("li[data-member=carol] button[name=promote]"), "the group info with carol")
+    alice.find("li[data-member=carol] button[name=promote]").click()
+    alice.wait(lambda: not alice.finds("li[data-member=carol] button[name=promote]"), "carol promoted")
+    alice.screenshot(output, "group-info")
+    alice.go(f"#group/{group_id}")
+    alice.wait(lambda: alice.text("#group-title") == "Web crew", "alice back in the group chat")
+    bob.wait(lambda: bob.group_has("alice made carol admin"), "the promote line at bob")
+    dave = CLI(arguments.bin_path, carol.relay, work, "dave")
+    dave.run("register", "--nick", "dave")
+    carol.run("group", "add", "Web crew", "dave")
+    for browser in (alice, bob):
+        browser.wait(lambda: browser.group_has("carol added dave"), f"the add line at {browser.name}")
+    check("a member the CLI adds shows in both browsers (\"carol added dave\"), after the browser made carol admin",
+          True)
+    carol.run("group", "remove", "Web crew", "bob")
+    bob.wait(lambda: bob.group_has("you were removed from Web crew by carol"), "the removal line at bob")
+    bob.wait(lambda: bob.finds("[data-testid=not-member]:not([hidden])"), "the not-a-member banner")
+    alice.wait(lambda: alice.group_has("carol removed bob"), "the removal line at alice")
+    check("the CLI removes the other browser: it says \"you were removed\" and can no longer send",
+          bob.find("textarea[name=message]").get_attribute("disabled") is not None)
+    bob.screenshot(output, "group-removed")
+
+    alice.send("after bob was removed")
+    alice.wait(lambda: any(item["text"] == "after bob was removed" and item["status"] == "sent"
+                           for item in alice.group_items()), "the message after bob's removal sent")
+    received = [entry.get("text") for entry in json.loads(dave.run("inbox", "--json"))]
+    bob.driver.refresh()
+    bob.wait(lambda: bob.text("#group-title") == "Web crew" and bob.group_has("you were removed"),
+             "bob's group chat after a reload (the stream reconnected and took in its mailbox)")
+    check("a removed member receives nothing after its removal; the member added meanwhile does",
+          "after bob was removed" in received and not bob.group_has("after bob was removed"), repr(received))
+    alice.screenshot(output, "group-chat")
+    bob.open_chat("alice")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ import { Token } from '../js/crypto/token.js';
 
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const referenceScript = join(repositoryRoot, 'web/testing/wots_reference.py');
-const vectorChecker = join(repositoryRoot, 'scripts/check_envelope_vector.py');
 
 function works(command, args) {
     const result = spawnSync(command, args, { stdio: 'ignore' });
@@ -37,10 +36,12 @@ export function pythonReference(command, request) {
 }
 
 /**
- * Runs scripts/check_envelope_vector.py on a vector object; returns {ok, output}. That script opens the envelope
- * with Python's `cryptography` following SECURITY.md, independently of this code.
+ * Runs scripts/check_envelope_vector.py (or `script`, e.g. check_group_envelope_vector.py) on a vector object; returns
+ * {ok, output}. Those scripts open the envelope with Python's `cryptography` following SECURITY.md, independently of
+ * this code.
  */
-export function checkWithVectorScript(vector) {
+export function checkWithVectorScript(vector, script = 'check_envelope_vector.py') {
+    const vectorChecker = join(repositoryRoot, 'scripts', script);
     const folder = mkdtempSync(join(tmpdir(), 'wots-vector-'));
     try {
         const path = join(folder, 'vector.json');

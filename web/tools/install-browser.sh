@@ -3,7 +3,7 @@
 # so, when no Chromium is installed).
 set -euo pipefail
 
-CHROMIUM_VERSION='156.0.8078.79-1~deb12u1'   # Debian bookworm-security
+CHROMIUM_VERSION='156.0.8078.108-1~deb12u1'   # Debian bookworm-security
 
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
 $SUDO apt-get update -qq

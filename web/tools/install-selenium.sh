@@ -4,7 +4,7 @@
 # and Python Selenium (pinned). Idempotent.
 set -euo pipefail
 
-CHROMIUM_VERSION='156.0.8078.79-1~deb12u1'
+CHROMIUM_VERSION='156.0.8078.108-1~deb12u1'
 SELENIUM_VERSION='4.51.0'   # 4.52.0 needs a certifi newer than the index has
 ZBAR_VERSION='0.23.92-7+deb12u1'
 

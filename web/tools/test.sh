@@ -14,8 +14,9 @@ echo "== lint: node --check and house rules (tools/lint.mjs)"
 node tools/lint.mjs
 
 echo "== lint: ESLint (.eslintrc.json; js/vendor/ is a Debian package's file, kept unchanged)"
+# -f unix: the default formatter needs node-chalk, which Debian's eslint only recommends (install-lint.sh skips it).
 if command -v eslint >/dev/null 2>&1; then
-    NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} eslint --no-eslintrc -c .eslintrc.json --ext .js,.mjs --ignore-pattern js/vendor/ js test testing tools
+    NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} eslint --no-eslintrc -c .eslintrc.json --ext .js,.mjs --ignore-pattern js/vendor/ -f unix js test testing tools
     echo "eslint: no problems"
 elif [ "${WOTS_REQUIRE_ESLINT:-0}" = 1 ]; then
     echo "eslint is not installed; run web/tools/install-lint.sh" >&2

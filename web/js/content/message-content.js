@@ -17,7 +17,11 @@ export const MessageContentType = Object.freeze({
     settings: 'settings',
     profile: 'profile',
     checkpoint: 'checkpoint',
+    groupUpdate: 'group_update',
 });
+
+/** The actions of a `group_update` (SECURITY.md, "Membership chain"). */
+export const GroupUpdateAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename']);
 
 export const ReceiptStatus = Object.freeze({ delivered: 'delivered', read: 'read' });
 export const TypingState = Object.freeze({ started: 'started', stopped: 'stopped' });
@@ -51,6 +55,14 @@ export const MessageContent = Object.freeze({
     /** A settings message carries the conversation's new timer as its `disappearAfter`; it never disappears itself. */
     settings(disappearAfter) {
         return { type: 'settings', disappearAfter };
+    },
+
+    /**
+     * A membership change: `{"type":"group_update","action":A,"state":S}` with `S` the whole new state's JSON
+     * (`GroupState.toJSON`). Only ever sent inside a group envelope.
+     */
+    groupUpdate(action, state) {
+        return { type: 'group_update', action, state };
     },
 
     /** The UTF-8 JSON bytes of `content`, after checking it as a reader would. */
@@ -179,6 +191,15 @@ const checkers = {
     },
     checkpoint(content) {
         if (typeof content.note !== 'string') throw malformed('checkpoint needs a string note');
+    },
+    // The state's fields are read by GroupState.fromJSON where it is used; here only its shape.
+    group_update(content) {
+        if (!GroupUpdateAction.includes(content.action)) {
+            throw malformed(`group_update action ${JSON.stringify(content.action)?.slice(0, 20)} is unknown`);
+        }
+        if (content.state === null || typeof content.state !== 'object' || Array.isArray(content.state)) {
+            throw malformed('group_update needs a state object');
+        }
     },
 };
 

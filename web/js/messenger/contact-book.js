@@ -71,7 +71,9 @@ export class ContactBook {
 
     async hold(contact, frame) {
         const held = [...(contact.held ?? [])];
-        if (!held.some((other) => other.envelope.id === frame.envelope.id)) held.push(frame);
+        // A 1:1 frame is named by its envelope's id, a group slot by its body.
+        const key = (held) => held.envelope?.id ?? held.body;
+        if (!held.some((other) => key(other) === key(frame))) held.push(frame);
         const updated = { ...contact, held };
         await this.store.saveContact(updated);
         return updated;

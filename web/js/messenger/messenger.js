@@ -1,8 +1,9 @@
 /**
  * The browser's Wots account, as WotsClient's `Messenger` (account.js makes one: load, register, restore):
  * conversations over the stream. Events (an `EventTarget`): `conversation` (detail: the peer's
- * token) when a conversation's messages changed, `typing` ({peer, state}), `contacts` when a contact changed
- * (a key change waiting), `stream` ({state}).
+ * token, or a group's id) when a conversation's messages changed, `typing` ({peer, state}), `contacts` when a contact
+ * changed (a key change waiting), `stream` ({state}), `group` (detail: the group's id) when a group changed.
+ * Groups are in groups.js (`messenger.groups`).
  */
 
 import { fromBase64, utf8 } from '../crypto/bytes.js';
@@ -18,6 +19,7 @@ import { StreamClient } from '../protocol/stream-client.js';
 import { LocalStore } from '../storage/local-store.js';
 import { Attachments } from './attachments.js';
 import { ContactBook } from './contact-book.js';
+import { Groups } from './groups.js';
 import { Receiving } from './receiving.js';
 import { isLaterTimerChange } from './timer-order.js';
 
@@ -32,6 +34,7 @@ export class Messenger extends EventTarget {
         this.contacts = new ContactBook(store, relay);
         this.receiving = new Receiving(this);
         this.attachments = new Attachments(this);
+        this.groups = new Groups(this);
         /** The envelope version the relay takes: 2 until it answers `unsupported_version`, then 1 (text only). */
         this.sendVersion = account.sendVersion ?? EnvelopeHeader.currentVersion;
         this.readReceipts = account.readReceipts ?? true;

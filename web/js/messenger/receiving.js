@@ -2,7 +2,8 @@
  * What the messenger does with each `message` frame: check the sender's key against the pinned one, open,
  * read the typed content, keep it, acknowledge it, answer with a `delivered` receipt; receipts update the marks of
  * sent messages, settings change the conversation's timer, typing only comes ephemerally (v2-spec §2–3). Mail
- * signed by a changed key is held, unacknowledged, until the user accepts the key.
+ * signed by a changed key is held, unacknowledged, until the user accepts the key. `group_message` frames (group
+ * slots) go to groups.js, in the same one-at-a-time order.
  */
 
 import { Envelope } from '../crypto/envelope.js';
@@ -31,6 +32,10 @@ export class Receiving {
 
     async handle(frame) {
         const { messenger } = this;
+        if (frame.type === 'group_message') {
+            await messenger.groups.receive(frame);
+            return;
+        }
         const ephemeral = frame.ephemeral === true;
         const key = { sender: frame.envelope?.sender, id: frame.envelope?.id };
         let envelope;
@@ -109,7 +114,8 @@ export class Receiving {
             await this.applyProfile(contact, content.avatar);
             return;
         }
-        if (content.type === 'checkpoint') return;
+        // A membership change counts only inside a group envelope (SECURITY.md, "Membership chain").
+        if (content.type === 'checkpoint' || content.type === 'group_update') return;
         if (await messenger.store.message(sender, sender, id)) return;
         const message = {
             conversation: sender,

@@ -95,6 +95,24 @@ export class RelayClient {
     }
 
     /**
+     * `POST /v1/group-messages`: a group envelope's body once and one slot per recipient, in header order; the
+     * receipt `{id, recipients, receivedAt}`.
+     * @param {{body: Uint8Array, slots: Array<{recipient: object, wrappedKey: Uint8Array}>}} message
+     */
+    sendGroup({ body, slots }) {
+        const json = {
+            body: toBase64(body),
+            slots: slots.map((slot) => ({ recipient: String(slot.recipient), wrappedKey: toBase64(slot.wrappedKey) })),
+        };
+        return this.call('POST', '/v1/group-messages', { body: json, authenticated: true });
+    }
+
+    /** `GET /v1/group-messages`: the caller's slots with their bodies `{messages: [{seq, receivedAt, body, slot}]}`. */
+    groupMailbox({ after = 0, limit = 100 } = {}) {
+        return this.call('GET', `/v1/group-messages?after=${after}&limit=${limit}`, { authenticated: true });
+    }
+
+    /**
      * `POST /v1/blobs`: announces `size` encrypted bytes only `recipients` (tokens) may fetch; the blob's status.
      * `expiresAt` (milliseconds), for a disappearing file: the relay deletes the blob then, with its message.
      */

@@ -1,8 +1,9 @@
 /**
  * The live stream `GET /v1/stream` (schema/stream.md), named as WotsClient's `StreamClient`: a WebSocket that logs
  * in with an `auth` frame (a browser cannot set the upgrade's Authorization header), gets `ready`, then receives
- * `message` frames and sends `send`/`ack` frames whose replies come back by `ref`. It reconnects with a growing,
- * jittered pause, except after `account_suspended`; the relay sends again whatever was not acknowledged.
+ * `message` frames (and, opened with `?groups=true`, `group_message` frames: the slots of group messages, in one
+ * sequence order with them) and sends `send`/`ack` frames whose replies come back by `ref`. It reconnects with a
+ * growing, jittered pause, except after `account_suspended`; the relay sends again whatever was not acknowledged.
  */
 
 import { RelayError } from './relay-error.js';
@@ -11,9 +12,10 @@ export class StreamClient {
     /**
      * @param {object} options
      * @param {import('./relay-client.js').RelayClient} options.relay for the session
-     * @param {(frame: object) => void} options.onMessage every `message` frame (mail, or an ephemeral frame)
+     * @param {(frame: object) => void} options.onMessage every `message` frame (mail, or an ephemeral frame) and
+     *   every `group_message` frame
      * @param {(state: string) => void} [options.onState] `connecting`, `ready`, `offline` or `stopped`
-     * @param {string} [options.url] default: `ws(s)://` of the page's host + `/v1/stream`
+     * @param {string} [options.url] default: `ws(s)://` of the page's host + `/v1/stream?groups=true`
      * @param {typeof WebSocket} [options.WebSocket]
      */
     constructor({ relay, onMessage, onState = () => {}, url, WebSocket: Socket = globalThis.WebSocket }) {
@@ -31,7 +33,7 @@ export class StreamClient {
     }
 
     static defaultURL(origin) {
-        return `${origin.replace(/^http/, 'ws')}/v1/stream`;
+        return `${origin.replace(/^http/, 'ws')}/v1/stream?groups=true`;
     }
 
     start() {
@@ -119,7 +121,7 @@ export class StreamClient {
             for (const resolve of this.readyWaiters.splice(0)) resolve();
             return;
         }
-        if (frame.type === 'message') {
+        if (frame.type === 'message' || frame.type === 'group_message') {
             this.onMessage(frame);
             return;
         }

@@ -9,6 +9,10 @@
  *   index. A disappearing message is deleted at its `expiresAt`.
  * - `attachments`: the decrypted bytes of a message's attachment (or a contact's avatar picture), sealed by the
  *   `StorageKey` under the message's key, so a reload still shows them; deleted with their message.
+ * - `groups` (since version 3): the group book, one record per group under its id (32 hex digits): the chain of
+ *   states held, the last sender sequence seen from each member, this account's next sequence, the (sender, id) of
+ *   group messages already taken in; sealed by the `StorageKey` under `group/ID`. A group's messages and membership
+ *   lines are ordinary `messages` whose conversation is the group id.
  *
  * `forget()` (logout) deletes the whole database.
  */
@@ -16,7 +20,7 @@
 import { StorageKey } from './storage-key.js';
 
 const databaseName = 'wots';
-const version = 2;
+const version = 3;
 
 export class LocalStore {
     constructor(database) {
@@ -36,6 +40,8 @@ export class LocalStore {
                     messages.createIndex('expiresAt', 'expiresAt');
                 }
                 if (event.oldVersion < 2) db.createObjectStore('attachments');
+                // Version 3 adds groups; everything kept before stays as it was.
+                if (event.oldVersion < 3) db.createObjectStore('groups');
             };
         });
         // Another tab's logout deletes the database: this connection steps aside instead of blocking it.
@@ -130,6 +136,26 @@ export class LocalStore {
         return expired;
     }
 
+    // Groups: each group's record (`GroupBook`), sealed under its id.
+
+    async saveGroup(id, record) {
+        await this.put('groups', await this.storageKey.seal(`group/${id}`, record), String(id));
+    }
+
+    async group(id) {
+        const sealed = await this.get('groups', String(id));
+        return sealed ? this.storageKey.open(`group/${id}`, sealed) : null;
+    }
+
+    /** Every group record, with its id. */
+    async groups() {
+        const store = this.transaction('groups', 'readonly');
+        const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
+        return Promise.all(keys.map(async (id, index) => ({
+            id, ...(await this.storageKey.open(`group/${id}`, values[index])),
+        })));
+    }
+
     // Attachments: decrypted bytes beside their message (`owner`: `{conversation, sender, id}`), or a contact's
     // avatar picture (`owner`: `avatar/TOKEN`).
 
@@ -179,7 +205,7 @@ function request(idbRequest, prepare) {
         prepare?.(idbRequest);
         idbRequest.onsuccess = () => resolve(idbRequest.result);
         idbRequest.onerror = () => reject(idbRequest.error);
-        // A deletion another tab blocks goes ahead when that tab closes; an upgrade (version 1 to 2) waits for it,
+        // A deletion another tab blocks goes ahead when that tab closes; an upgrade (to version 3) waits for it,
         // since other tabs close their connection on `versionchange`.
         if (!(idbRequest instanceof IDBOpenDBRequest) || !idbRequest.onupgradeneeded) {
             idbRequest.onblocked = () => resolve(undefined);

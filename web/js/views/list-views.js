@@ -1,8 +1,9 @@
-/** The conversation list and the directory (search, cursor paging); both open a chat. */
+/** The conversation list (with the groups section) and the directory (search, cursor paging); both open a chat. */
 
 import { describe } from './account-views.js';
 import { contactAvatar } from './attachment-views.js';
 import { avatarPicture, field, h, replace } from './dom.js';
+import { groupsSection } from './group-views.js';
 
 /** @param {{root: HTMLElement, messenger: import('../messenger/messenger.js').Messenger}} app */
 export async function conversationsView(app) {
@@ -10,10 +11,12 @@ export async function conversationsView(app) {
     const draw = () => drawConversations(app);
     messenger.addEventListener('conversation', draw);
     messenger.addEventListener('contacts', draw);
+    messenger.addEventListener('group', draw);
     await draw();
     return () => {
         messenger.removeEventListener('conversation', draw);
         messenger.removeEventListener('contacts', draw);
+        messenger.removeEventListener('group', draw);
     };
 }
 
@@ -21,6 +24,7 @@ async function drawConversations(app) {
     const { messenger } = app;
     const contacts = await messenger.conversations();
     const avatars = await Promise.all(contacts.map((contact) => contactAvatar(messenger, contact)));
+    const groups = await groupsSection(messenger);
     const list = h('ul', { class: 'list', 'aria-label': 'Conversations' },
         contacts.length === 0
             ? h('li', { class: 'empty' }, 'No conversations yet. Find someone in the directory.') : null,
@@ -31,7 +35,7 @@ async function drawConversations(app) {
                 contact.changedKeys ? h('span', { class: 'badge warning' }, 'key changed') : null))));
     replace(app.root, h('section', { class: 'card', 'aria-labelledby': 'conversations-title' },
         h('h2', { id: 'conversations-title' }, 'Conversations'), list,
-        h('p', {}, h('a', { href: '#directory', class: 'button' }, 'Directory'))));
+        h('p', {}, h('a', { href: '#directory', class: 'button' }, 'Directory'))), groups);
 }
 
 export async function directoryView(app) {

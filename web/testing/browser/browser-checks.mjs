@@ -16,6 +16,10 @@ import { importPublicKey } from '../../js/crypto/rsa.js';
 import { scrypt } from '../../js/crypto/scrypt.js';
 import { KeyDerivationParameters, SecretKeys } from '../../js/crypto/secret.js';
 import { Token } from '../../js/crypto/token.js';
+import { GroupEnvelope } from '../../js/crypto/group-envelope.js';
+import { openGroupEnvelope } from '../../js/crypto/group-envelope-sealing.js';
+import { GroupState } from '../../js/crypto/group-state.js';
+import { LocalStore } from '../../js/storage/local-store.js';
 
 const results = [];
 const facts = {};
@@ -154,6 +158,47 @@ const checks = [
             }
             facts.scryptMilliseconds[logN] = Math.round(Math.min(...times));
         }
+    }],
+
+    ['the committed group envelope vector opens here, and its state hash is rebuilt', async () => {
+        const vector = await (await fetch('/schema/vectors/group-envelope-v1.json')).json();
+        const sender = PublicKeys.fromJSON(vector.sender.publicKeys);
+        const envelope = GroupEnvelope.fromSerialized(fromBase64(vector.serialized));
+        for (const recipient of vector.recipients) {
+            const { token, identity } = await party(recipient);
+            const slot = fromBase64(vector.slots.find((entry) => entry.recipient === recipient.token).wrappedKey);
+            const opened = await openGroupEnvelope(envelope, { slot, recipient: token, identity, senderKeys: sender });
+            expect(new TextDecoder().decode(opened.plaintext) === vector.plaintext, `${recipient.nickname} reads another text`);
+        }
+        expect(toHex(await GroupState.fromJSON(vector.state).stateHash()) === vector.stateHash, 'state hash differs');
+    }],
+
+    ['IndexedDB: a version 2 database upgrades to version 3, keeping its records and adding the group book', async () => {
+        await LocalStore.forget(null);
+        const old = await new Promise((resolve, reject) => {
+            const open = indexedDB.open('wots', 2);
+            open.onupgradeneeded = () => {
+                const db = open.result;
+                db.createObjectStore('account');
+                db.createObjectStore('contacts', { keyPath: 'token' });
+                const messages = db.createObjectStore('messages', { keyPath: 'key' });
+                messages.createIndex('conversation', ['conversation', 'at']);
+                messages.createIndex('expiresAt', 'expiresAt');
+                db.createObjectStore('attachments');
+            };
+            open.onsuccess = () => resolve(open.result);
+            open.onerror = () => reject(open.error);
+        });
+        await new Promise((resolve) => {
+            const put = old.transaction('contacts', 'readwrite').objectStore('contacts').put({ token: 'kept', nickname: 'x' });
+            put.onsuccess = resolve;
+        });
+        old.close();
+        const store = await LocalStore.open();
+        expect(store.database.version === 3, `version ${store.database.version}`);
+        expect(store.database.objectStoreNames.contains('groups'), 'no groups store');
+        expect((await store.contact('kept'))?.nickname === 'x', 'the contact kept before the upgrade is gone');
+        await LocalStore.forget(store);
     }],
 
     ['WebCrypto PBKDF2 and a zero-length key (informational)', async () => {
