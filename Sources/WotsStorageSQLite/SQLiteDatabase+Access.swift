@@ -15,12 +15,12 @@ extension SQLiteDatabase {
         try await self.access(action) { try await self.pool.read(value) }
     }
 
-    /// Runs `value` in a read-only transaction on the calling thread, for lookups of a few rows that cost less than
-    /// handing them to a reader queue: it waits only for a free reader connection, which readers hold just while
-    /// they read. Records the outcome in `health` and maps failures as `read` does.
+    /// Runs `value` in a read-only transaction on the calling thread, for lookups of a few indexed rows that cost
+    /// less than handing them to a reader queue and back: it waits only for other lookups, each a few microseconds.
+    /// Records the outcome in `health` and maps failures as `read` does.
     func readNow<T>(_ action: String, _ value: (Database) throws -> T) throws -> T {
         do {
-            let result = try self.pool.read(value)
+            let result = try self.lookups.read(value)
             self.health.record(.success(()))
             return result
         } catch {

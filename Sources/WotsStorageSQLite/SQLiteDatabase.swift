@@ -36,6 +36,10 @@ public final class SQLiteDatabase: Sendable {
     public let health = StorageHealth()
     let configuration: Configuration
     let pool: DatabasePool
+    /// One more connection, for lookups of a few rows made on the calling thread (`readNow`). Apart from the pool
+    /// on purpose: a pool reader can stay taken until an async task resumes, so a thread of the task pool waiting
+    /// for one could wait for itself.
+    let lookups: DatabaseQueue
     let logger: Logger
     let space: FreeSpaceGauge
     private let pipeline = Mutex<MailboxPipeline?>(nil)
@@ -92,6 +96,9 @@ public final class SQLiteDatabase: Sendable {
         grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
         do {
             self.pool = try DatabasePool(path: path, configuration: grdb)
+            var lookup = grdb
+            lookup.readonly = true
+            self.lookups = try DatabaseQueue(path: path, configuration: lookup)
             // FULL makes each WAL commit fsync before returning, so an acknowledged write survives power loss.
             // Set on the pool's one writer connection after opening: turning WAL on sets it back to NORMAL.
             try await self.pool.writeWithoutTransaction { db in
@@ -114,6 +121,7 @@ public final class SQLiteDatabase: Sendable {
             if let pipeline = self.pipeline.withLock({ $0 }) {
                 _ = try pipeline.recordCleanStop { sql in try self.pool.write { try $0.execute(sql: sql) } }
             }
+            try self.lookups.close()
             try self.pool.close()
         } catch {
             throw SQLiteDatabase.storageError(error, while: "close the database")

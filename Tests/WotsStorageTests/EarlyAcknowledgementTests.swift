@@ -200,3 +200,36 @@ import WotsStorage
         try await hold.release()
     }
 }
+
+extension EarlyAcknowledgementTests {
+    /// Sends look a retry up on the calling thread while mailbox reads hold the pool's readers across awaits: the
+    /// lookups must never wait for a reader, or every thread of the task pool can end up waiting for itself.
+    @Test(.timeLimit(.minutes(1)))
+    func manyConcurrentSendsAndReadsAllFinish() async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("relay.sqlite").path)
+        let mailboxes = SQLiteMailboxRepository(database: database)
+        let recipients = (0..<8).map { _ in TestValues.token() }
+        let sent = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<400 {
+                let recipient = recipients[index % recipients.count]
+                group.addTask {
+                    _ = try await mailboxes.messages(for: recipient, after: 0, limit: 100)
+                    _ = try await mailboxes.append(
+                        TestValues.envelope(from: TestValues.token(), to: recipient),
+                        receivedAt: TestValues.time(),
+                        mailboxCapacity: 1_000
+                    )
+                    return 1
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(sent == 400)
+        var stored = 0
+        for recipient in recipients { stored += try await mailboxes.depth(of: recipient) }
+        #expect(stored == 400)
+        try database.close()
+    }
+}
