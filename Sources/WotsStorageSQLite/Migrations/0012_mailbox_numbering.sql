@@ -1,4 +1,4 @@
--- Wots on SQLite, version 11: whether a relay process may have handed out mailbox sequence numbers it never wrote.
+-- Wots on SQLite, version 12: whether a relay process may have handed out mailbox sequence numbers it never wrote.
 --
 -- The relay numbers a recipient's message when it takes it, before its commit, so a recipient online is handed it at
 -- once (SECURITY.md "What the relay checks before storing an envelope"). A process that does so first writes this
