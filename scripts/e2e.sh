@@ -534,6 +534,49 @@ expect_success as fred history --with erin --json
 [[ $(json 'd[-1]["expiresAt"] is not None') == True ]] || fail "the message has no expiry in fred's history"
 ok
 
+# --- groups: receipts, timers, files --------------------------------------------------------------------------------
+step "group send --disappear --wait-delivered waits for every member; history counts them per member"
+expect_success as gina register --nick gina
+expect_success as erin group create "trip $MARKER" --members fred,gina --avatar-preset horse --json
+[[ $(json 'd["avatar"]') == horse ]] || fail "the group has no avatar"
+expect_success as fred inbox
+expect_success as gina inbox
+WOTS_HOME="$WORK/homes/erin" WOTS_SECRET="secret of erin, long enough" "$WOTS_BIN" send --group "trip $MARKER" \
+    --disappear 1h --wait-delivered --timeout 60s "tickets booked $MARKER" >"$WORK/wait.out" 2>"$WORK/wait.err" &
+WAIT_PID=$!
+for _ in $(seq 1 100); do grep -qF "sent to trip" "$WORK/wait.out" && break; sleep 0.1; done
+expect_success as fred inbox
+out_has "erin set disappearing messages to 1 hour"
+out_has "erin: tickets booked $MARKER"
+expect_success as gina inbox
+out_has "erin: tickets booked $MARKER"
+wait "$WAIT_PID" || { cat "$WORK/wait.err" >&2; fail "send --group --wait-delivered exited $?"; }
+grep -qF "delivered to 2/2 members" "$WORK/wait.out" || fail "no delivered line: $(cat "$WORK/wait.out")"
+expect_success as erin history --group "trip $MARKER" --json
+[[ $(json 'd[-1]["receipts"]["delivered"]') == 2 && $(json 'd[-1]["receipts"]["members"]') == 2 ]] \
+    || fail "erin's history does not count both members"
+[[ $(json 'd[-1]["expiresAt"] is not None') == True ]] || fail "the group message has no expiry"
+expect_success as gina group show "trip $MARKER" --json
+[[ $(json 'd["disappearAfter"]') == 3600 ]] || fail "gina's group timer is not an hour"
+ok
+
+step "a file sent to a group is uploaded once and saved by each member"
+head -c 200000 /dev/urandom >"$WORK/photo.bin"
+expect_success as erin send --group "trip $MARKER" --file "$WORK/photo.bin" --caption "the view"
+for member in fred gina; do
+    expect_success as "$member" inbox --download-dir "$WORK/$member-downloads"
+    out_has "photo.bin"
+    cmp -s "$WORK/photo.bin" "$WORK/$member-downloads/photo.bin" || fail "$member's copy differs"
+done
+ok
+
+step "group send --wait-delivered exits 4 when a member never fetches"
+as erin send --group "trip $MARKER" --wait-delivered --timeout 1s "nobody fetches this"
+STATUS=$?
+[[ $STATUS == 4 ]] || fail "exit status $STATUS, not 4"
+err_has "0/2 members confirmed"
+ok
+
 # --- chat on a terminal ----------------------------------------------------------------------------------------------
 if [[ "$DATABASE" == sqlite:* ]]; then
     step "chat on a pseudo-terminal sends only what is typed after it opened (scripts/chat_pty_check.py)"

@@ -7,8 +7,11 @@ extension MessageOpener {
     /// - Returns: nil when its (sender, id) was shown before; else the message (with a problem when it cannot be
     ///   read) and its verified header and typed content when it can.
     /// - Throws: only when the relay cannot be asked about the sender (the message stays for next time).
+    /// - Parameter recorded: the sender's fingerprint as the receiver's group state records it, if any: a sender not
+    ///   pinned here is not pinned on first use with another key (the admin who added it saw that one).
     mutating func open(
-        _ delivered: DeliveredGroupMessage
+        _ delivered: DeliveredGroupMessage,
+        recorded: Fingerprint? = nil
     ) async throws -> (message: ReceivedMessage, opened: (header: GroupEnvelopeHeader, body: MessageBody)?)? {
         let header = delivered.body.header
         if self.seen.contains(header.messageKey) { return nil }
@@ -24,6 +27,17 @@ extension MessageOpener {
             problem: nil,
             acknowledge: true
         )
+        if header.sender != self.token, self.contacts.contact(token: header.sender) == nil, let recorded,
+            recorded != header.senderFingerprint
+        {
+            let name = (try? await self.lookUp(header.sender).nickname.value) ?? "token \(header.sender)"
+            message.from = try? await self.lookUp(header.sender).nickname
+            let reason =
+                "\(name) signed with key \(header.senderFingerprint.grouped), not the one the group recorded "
+                + "(\(recorded.grouped)); check `wots verify \(name)` with them, then run `wots trust \(name)` to read "
+                + "this message"
+            return (message.failing(.keyChanged, reason, acknowledge: false), nil)
+        }
         guard let senderKeys = try await self.senderKeys(of: &message) else { return (message, nil) }
         let body: MessageBody
         do {
@@ -46,7 +60,14 @@ extension MessageOpener {
             return (message.failing(error.code, error.reason), nil)
         }
         message.body = body
-        if case .text(let text) = body.content { message.text = text }
+        message.expiresAt = header.expiresAt
+        switch body.content {
+        case .text(let text): message.text = text
+        case .attachment(let reference):
+            message.attachment = reference
+            message.text = reference.caption
+        default: break
+        }
         message.warnings = ReceivedMessage.warnings(sentAt: header.sentAt, now: Date(), restoredAt: self.restoredAt)
         return (message, (header, body))
     }

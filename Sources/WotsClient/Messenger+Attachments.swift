@@ -71,6 +71,26 @@ extension Messenger {
         expiresAt: Date? = nil,
         progress: TransferProgress?
     ) async throws -> AttachmentReference {
+        try await self.uploadAttachment(
+            at: path,
+            caption: caption,
+            for: [recipient],
+            expiresAt: expiresAt,
+            progress: progress
+        )
+    }
+
+    /// Encrypts to a temporary file, announces the blob for every one of `recipients` (each may fetch it; it is
+    /// deleted once all of them acknowledged it) and uploads it once.
+    /// - Parameter expiresAt: the expiry of the message that will carry it: the relay deletes the blob then at the
+    ///   latest.
+    func uploadAttachment(
+        at path: String,
+        caption: String?,
+        for recipients: [Token],
+        expiresAt: Date? = nil,
+        progress: TransferProgress?
+    ) async throws -> AttachmentReference {
         let name = URL(fileURLWithPath: path).lastPathComponent
         guard !name.isEmpty, name.utf8.count <= AttachmentReference.maximumNameBytes else {
             throw WotsError(.invalidInput, "the file name must be 1 to \(AttachmentReference.maximumNameBytes) bytes")
@@ -88,7 +108,7 @@ extension Messenger {
         let sealed = try cipher.encrypt(fileAt: path, to: sealedFile)
         let blob = try await self.relay.createBlob(
             size: sealed.encryptedSize,
-            recipients: [recipient],
+            recipients: recipients,
             expiresAt: expiresAt
         )
         try await self.relay.uploadBlob(blob.id, from: sealedFile, progress: progress)

@@ -3,13 +3,14 @@ import WotsCore
 import WotsCrypto
 
 extension Messenger {
-    /// Builds the next state of `group` with the members `change` returns (and `name`, if given), checks it as every
-    /// receiver will (`GroupTransition`), and publishes it.
+    /// Builds the next state of `group` with the members `change` returns (and `name` and `avatar`, if given), checks
+    /// it as every receiver will (`GroupTransition`), and publishes it.
     /// - Throws: `invalid_input` when this account may not make the change or the result breaks a rule.
     func changeGroup(
         _ group: String,
         _ action: GroupUpdate.Action,
         name: String? = nil,
+        avatar: Avatar.Preset?? = nil,
         members change: (GroupState, Unlocked) async throws -> [GroupMember]
     ) async throws -> GroupSummary {
         let unlocked = try await self.unlock()
@@ -24,7 +25,7 @@ extension Messenger {
             version: current.version + 1,
             previous: chain.currentHash,
             name: name ?? current.name,
-            avatar: current.avatar,
+            avatar: avatar ?? current.avatar,
             members: try await change(current, unlocked)
         )
         do {

@@ -3,36 +3,70 @@ import WotsCore
 
 extension Messenger {
     /// Takes in the group mailbox, then hands over every group event not shown yet, oldest first: messages (their
-    /// text read back from the history), membership changes and refusals.
-    /// - Parameter keep: leave the events to be shown again next time (the slots are acknowledged either way, once
-    ///   stored here).
-    public func groupInbox(keep: Bool) async throws -> [GroupEvent] {
+    /// text and attachment read back from the history), membership and timer changes, and refusals. Messages whose
+    /// disappearing timer ran out meanwhile are left out.
+    /// - Parameters:
+    ///   - keep: leave the events to be shown again next time (the slots are acknowledged either way, once stored
+    ///     here; no `read` receipts are sent).
+    ///   - readReceipts: tell each message's sender that a person saw it (when the account setting allows).
+    ///   - downloads: where attachments are saved (each checked, then acknowledged to the relay); nil saves none.
+    ///   - progress: told the bytes of each attachment downloaded so far.
+    public func groupInbox(
+        keep: Bool,
+        readReceipts: Bool = false,
+        downloads: AttachmentSaver? = nil,
+        progress: TransferProgress? = nil
+    ) async throws -> [GroupEvent] {
         let unlocked = try await self.unlock()
-        try await self.syncGroups(unlocked)
+        let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: readReceipts)
+        try await self.syncGroups(unlocked, keeper: keeper, downloads: downloads, progress: progress)
         var book = try self.store.groupBook()
-        let history = try self.openHistory(unlocked)
-        let events = try book.unshown.map { event in
-            var shown = event
-            if event.kind == .message, let entry = try history.entry(event.key),
-                case .text(let text) = try? MessageBody(decoding: entry.content).content
-            {
-                shown.text = text
+        let now = self.configuration.now()
+        let events = try book.unshown.compactMap { event -> GroupEvent? in
+            guard event.kind == .message else { return event }
+            if let expiresAt = event.expiresAt, expiresAt <= now { return nil }
+            return try self.readBack(event, from: keeper.history)
+        }
+        if !keep {
+            for event in events where event.wantsReceipts { await keeper.markRead(groupMessage: event.key) }
+            if !book.unshown.isEmpty {
+                book.clearUnshown()
+                try self.store.save(book)
             }
-            return shown
         }
-        if !keep, !events.isEmpty {
-            book.clearUnshown()
-            try self.store.save(book)
-        }
+        await keeper.flushReceipts()
         return events
     }
 
+    /// A message event with what it said read back from the history: its text, or its attachment and caption.
+    func readBack(_ event: GroupEvent, from history: ConversationHistory) throws -> GroupEvent {
+        var shown = event
+        guard let entry = try history.entry(event.key),
+            let content = try? MessageBody(decoding: entry.content).content
+        else { return shown }
+        switch content {
+        case .text(let text): shown.text = text
+        case .attachment(let reference):
+            shown.text = reference.caption
+            shown.attachment = GroupEvent.AttachmentSummary(reference)
+        default: break
+        }
+        return shown
+    }
+
     /// Fetches the group mailbox page by page; opens each slot; applies updates and admits messages through the
-    /// group's chain; keeps messages in the history and the events in the book; then acknowledges what was stored.
-    /// A message from a changed key stays in the mailbox until the key is trusted, as in 1:1.
+    /// group's chain; keeps messages in the history and the events in the book; then acknowledges what was stored
+    /// and tells each message's sender it was delivered (a 1:1 receipt). A message from a changed key stays in the
+    /// mailbox until the key is trusted, as in 1:1; so does one whose attachment could not be fetched for now.
+    /// - Parameter keeper: sends the receipts; default one that sends only `delivered`.
     /// - Returns: how many new group messages were taken in.
     @discardableResult
-    func syncGroups(_ unlocked: Unlocked) async throws -> Int {
+    func syncGroups(
+        _ unlocked: Unlocked,
+        keeper: ConversationKeeper? = nil,
+        downloads: AttachmentSaver? = nil,
+        progress: TransferProgress? = nil
+    ) async throws -> Int {
         var opener = MessageOpener(
             relay: self.relay,
             token: unlocked.token,
@@ -42,7 +76,7 @@ extension Messenger {
             restoredAt: unlocked.profile.restoredAt,
             auditor: self.auditor
         )
-        let history = try self.openHistory(unlocked)
+        let keeper = try keeper ?? ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: false)
         var book = try self.store.groupBook()
         var taken = 0
         var after: Int64 = 0
@@ -52,102 +86,36 @@ extension Messenger {
             var acknowledge: [MessageKey] = []
             for delivered in page {
                 after = max(after, delivered.seq)
-                let known = book.chain(delivered.body.header.groupID)?.current.tokens ?? []
-                guard let slot = try await self.openGroupSlot(delivered, with: &opener, as: unlocked, known: known)
+                guard
+                    let slot = try await self.openGroupSlot(
+                        delivered,
+                        with: &opener,
+                        as: unlocked,
+                        current: book.chain(delivered.body.header.groupID)?.current,
+                        downloads: downloads,
+                        progress: progress
+                    )
                 else {
                     acknowledge.append(delivered.body.header.messageKey)
                     continue
                 }
+                // A file the relay could not serve now: the message comes again next time.
+                if slot.opened != nil, !slot.message.acknowledge { continue }
                 taken += 1
-                let message = slot.message
-                let event = try self.take(slot, into: &book, as: unlocked.token, history: history)
+                let event = try self.take(slot, into: &book, as: unlocked.token, history: keeper.history)
                 book.queueOnce(event)
-                if message.acknowledge {
-                    opener.markSeen(message.key)
-                    acknowledge.append(message.key)
-                }
+                // A message from a changed key is reported and stays in the mailbox until `wots trust`.
+                guard slot.message.acknowledge else { continue }
+                if event.wantsReceipts { await keeper.queueDelivered(groupMessage: event.key) }
+                opener.markSeen(slot.message.key)
+                acknowledge.append(slot.message.key)
             }
             if opener.contactsChanged { try self.store.save(opener.contacts) }
             try self.store.save(book)
             try self.store.save(opener.seen)
             if !acknowledge.isEmpty { try await self.relay.acknowledgeGroup(acknowledge) }
         }
+        await keeper.flushReceipts()
         return taken
-    }
-
-    /// One group slot opened: the message (with a problem when unreadable), its verified header and content, and
-    /// the nicknames of the members a membership line will mention.
-    struct OpenedGroupSlot {
-        var message: ReceivedMessage
-        var opened: (header: GroupEnvelopeHeader, body: MessageBody)?
-        var claimed: GroupEnvelopeHeader
-        var names: [Token: Nickname]
-    }
-
-    /// Opens one delivered slot (the sender's keys found as for 1:1) and looks up the names its line needs; touches
-    /// no local file, so callers can hold the group book only around `take`.
-    /// - Parameter known: the members of the group's current state here, if any.
-    /// - Returns: nil when its (sender, id) was seen before.
-    func openGroupSlot(
-        _ delivered: DeliveredGroupMessage,
-        with opener: inout MessageOpener,
-        as unlocked: Unlocked,
-        known: [Token]
-    ) async throws -> OpenedGroupSlot? {
-        guard let (message, opened) = try await opener.open(delivered) else { return nil }
-        var names: [Token: Nickname] = [:]
-        if let (header, body) = opened, case .groupUpdate(let update) = body.content {
-            for token in Set(update.state.tokens + known + [header.sender]) where token != unlocked.token {
-                names[token] = await opener.nickname(of: token)
-            }
-        }
-        for contact in opener.contacts.contacts where names[contact.token] == nil {
-            names[contact.token] = contact.nickname
-        }
-        return OpenedGroupSlot(message: message, opened: opened, claimed: delivered.body.header, names: names)
-    }
-
-    /// Turns one opened (or unreadable) group slot into the event to show, applying it to `book` and keeping a
-    /// message in the history.
-    func take(
-        _ slot: OpenedGroupSlot,
-        into book: inout GroupBook,
-        as owner: Token,
-        history: ConversationHistory
-    ) throws -> GroupEvent {
-        let (message, opened, claimed, names) = (slot.message, slot.opened, slot.claimed, slot.names)
-        let name: (Token) -> String = { token in
-            token == owner ? "you" : names[token]?.value ?? "token \(token)"
-        }
-        guard let (header, body) = opened else {
-            return GroupEvent(
-                kind: .refused,
-                group: claimed.groupID,
-                groupName: book.chain(claimed.groupID)?.current.name
-                    ?? "group \(claimed.groupID.description.prefix(8))",
-                id: message.id,
-                from: message.from,
-                fromToken: message.fromToken,
-                sentAt: message.sentAt,
-                line: "could not read a message from \(message.senderName): "
-                    + (message.problem?.message ?? "unreadable")
-            )
-        }
-        let event = book.receive(header, body, from: message.from, owner: owner, name: name)
-        if event.kind == .message {
-            try history.record(
-                HistoryEntry(
-                    peer: try Self.historyPeer(of: header.groupID),
-                    sender: header.sender,
-                    id: header.messageID,
-                    sentAt: header.sentAt,
-                    expiresAt: header.expiresAtMilliseconds == 0
-                        ? nil : Date(timeIntervalSince1970: Double(header.expiresAtMilliseconds) / 1000),
-                    status: .received,
-                    content: try body.encoded()
-                )
-            )
-        }
-        return event
     }
 }

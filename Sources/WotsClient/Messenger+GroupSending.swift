@@ -33,15 +33,33 @@ extension Messenger {
     /// chosen). Every member's key is the pinned one; a changed key is refused until `wots trust NICK`.
     /// - Throws: `not_found` / `invalid_input` for the group, `invalid_input` once this account left or was removed,
     ///   `key_changed`, the relay's refusal.
-    public func sendGroup(_ text: String, to group: String, messageID: UUID = UUID()) async throws -> SentGroupMessage {
+    /// - Parameter disappearAfter: first set the group's disappearing timer to this many seconds (0 turns it off) for
+    ///   every member (a `settings` group message); the text then disappears after it too.
+    public func sendGroup(
+        _ text: String,
+        to group: String,
+        messageID: UUID = UUID(),
+        disappearAfter: UInt32? = nil
+    ) async throws -> SentGroupMessage {
         try Self.validateMessage(text)
+        let (unlocked, state) = try await self.memberState(of: group, disappearAfter: disappearAfter)
+        return try await self.postText(text, in: state, messageID: messageID, as: unlocked)
+    }
+
+    /// Unlocks, takes in the group mailbox and finds the group this account is a member of; with `disappearAfter`,
+    /// first sets its timer.
+    /// - Throws: `not_found` / `invalid_input` for the group, `invalid_input` once this account left or was removed.
+    func memberState(of group: String, disappearAfter: UInt32? = nil) async throws -> (Unlocked, GroupState) {
         let unlocked = try await self.unlock()
         try await self.syncGroups(unlocked)
         let chain = try self.store.groupBook().resolve(group)
         guard chain.isMember else {
             throw WotsError(.invalidInput, "you are no longer a member of \(chain.current.name); nothing was sent")
         }
-        return try await self.postText(text, in: chain.current, messageID: messageID, as: unlocked)
+        if let disappearAfter {
+            _ = try await self.post(.settings(disappearAfter: disappearAfter), in: chain.current, as: unlocked)
+        }
+        return (unlocked, chain.current)
     }
 
     /// Seals and posts `text` for the other members of `state`, kept in the history as sent.
@@ -53,34 +71,68 @@ extension Messenger {
         sequence: UInt64? = nil,
         as unlocked: Unlocked
     ) async throws -> SentGroupMessage {
+        try await self.post(.text(text), in: state, messageID: messageID, sequence: sequence, as: unlocked)
+    }
+
+    /// Seals and posts `content` for the other members of `state` under the group's disappearing timer.
+    ///
+    /// A text or an attachment is kept in the history as sent, with every member it went to (their receipts count
+    /// there); a `settings` message sets the group's timer here once the relay took it (it never comes back to its
+    /// sender).
+    /// - Parameter sentAt: the envelope's `sentAt`; an attachment's is taken before its upload, so its blob expires
+    ///   with it.
+    func post(
+        _ content: MessageContent,
+        in state: GroupState,
+        messageID: UUID = UUID(),
+        sequence: UInt64? = nil,
+        sentAt: Date = Date(),
+        as unlocked: Unlocked
+    ) async throws -> SentGroupMessage {
         let recipients = state.tokens.filter { $0 != unlocked.token }
         guard !recipients.isEmpty else {
             throw WotsError(.invalidInput, "you are the only member of \(state.name); nothing was sent")
         }
         let history = try self.openHistory(unlocked)
-        let content = MessageContent.text(text)
+        let peer = try Self.historyPeer(of: state.id)
+        let key = MessageKey(sender: unlocked.token, id: messageID)
+        var timer = UInt32(clamping: try history.disappearAfter(with: peer))
+        if case .settings(let seconds) = content { timer = seconds }
+        let kept = content.wantsReceipts
         let (sealed, receipt) = try await self.postGroup(
             content,
             naming: state,
             to: recipients,
             messageID: messageID,
             sequence: sequence,
+            sentAt: sentAt,
+            disappearAfter: timer,
             as: unlocked,
             beforePosting: { envelope in
+                guard kept else { return }
                 try history.record(
                     HistoryEntry(
-                        peer: try Self.historyPeer(of: state.id),
+                        peer: peer,
                         sender: unlocked.token,
                         id: messageID,
                         sentAt: envelope.header.sentAt,
-                        expiresAt: nil,
+                        expiresAt: envelope.header.expiresAt,
                         status: .sent,
                         content: try MessageBody(content).encoded()
                     )
                 )
+                try history.recordRecipients(of: key, recipients)
             },
-            afterFailure: { try? history.forget(MessageKey(sender: unlocked.token, id: messageID)) }
+            afterFailure: { if kept { try? history.forget(key) } }
         )
+        if case .settings(let seconds) = content {
+            try history.setDisappearAfter(
+                Int(seconds),
+                with: peer,
+                setAt: sealed.envelope.header.sentAt,
+                setBy: unlocked.token
+            )
+        }
         return SentGroupMessage(
             id: sealed.envelope.header.messageID,
             group: state.id,
@@ -98,6 +150,7 @@ extension Messenger {
     /// - Parameters:
     ///   - named: the state the header names: the current one, or for a `create` the new one itself.
     ///   - sequence: this account's sender sequence; default the next one, taken from the group book here.
+    ///   - disappearAfter: the group's timer, carried in the content (the header's `expiresAt` follows from it).
     ///   - beforePosting: keeps what must be stored before the relay can answer.
     ///   - afterFailure: undoes it when the relay refused.
     func postGroup(
@@ -106,27 +159,32 @@ extension Messenger {
         to recipients: [Token],
         messageID: UUID = UUID(),
         sequence: UInt64? = nil,
+        sentAt: Date = Date(),
+        disappearAfter: UInt32 = 0,
         as unlocked: Unlocked,
         beforePosting: (GroupEnvelope) throws -> Void = { _ in },
         afterFailure: () -> Void = {}
     ) async throws -> (SealedGroupMessage, GroupSendReceipt) {
-        let keys = try await self.groupRecipientKeys(recipients, as: unlocked)
+        let keys = try await self.groupRecipientKeys(recipients, as: unlocked, recorded: named)
         var taken = sequence
         if taken == nil {
             var book = try self.store.groupBook()
             taken = book.takeSequence(in: named.id)
             try self.store.save(book)
         }
+        let body = try MessageBody(content, disappearAfter: disappearAfter)
         let sealed = try GroupEnvelope.seal(
-            plaintext: try MessageBody(content).encoded(),
+            plaintext: try body.encoded(),
             messageID: messageID,
+            sentAt: sentAt,
             from: unlocked.token,
             identity: unlocked.identity,
             groupID: named.id,
             membershipVersion: named.version,
             membershipStateHash: named.stateHash,
             senderSequence: taken ?? 1,
-            to: keys
+            to: keys,
+            expiresAfter: body.expiresAfter
         )
         try beforePosting(sealed.envelope)
         do {
@@ -141,9 +199,14 @@ extension Messenger {
     }
 
     /// Each recipient's keys as pinned: this account's own from its profile; a member never seen before is looked up
-    /// by token, proven by the log and pinned; a member whose published key differs from the pinned one is refused.
+    /// by token, proven by the log and pinned, unless `recorded` (the group state) records another key for it; a
+    /// member whose published key differs from the pinned one is refused.
     /// - Throws: `key_changed` naming the member and `wots trust NICK`, `unknown_token` for a deleted account.
-    func groupRecipientKeys(_ tokens: [Token], as unlocked: Unlocked) async throws -> [GroupRecipientKeys] {
+    func groupRecipientKeys(
+        _ tokens: [Token],
+        as unlocked: Unlocked,
+        recorded: GroupState? = nil
+    ) async throws -> [GroupRecipientKeys] {
         var book = try self.store.contactBook()
         var pinnedNow = false
         var keys: [GroupRecipientKeys] = []
@@ -153,6 +216,16 @@ extension Messenger {
                 continue
             }
             let entry = try await self.verifiedEntry(token: token)
+            if book.contact(token: token) == nil, let fingerprint = recorded?.member(token)?.fingerprint,
+                fingerprint != entry.fingerprint
+            {
+                throw WotsError(
+                    .keyChanged,
+                    "\(entry.nickname)'s key \(entry.fingerprint.grouped) is not the one the group recorded "
+                        + "(\(fingerprint.grouped)); check `wots verify \(entry.nickname)` with them, then run "
+                        + "`wots trust \(entry.nickname)`"
+                )
+            }
             if try book.check(entry) { pinnedNow = true }
             keys.append(GroupRecipientKeys(token: token, publicKeys: entry.publicKeys))
         }

@@ -8,7 +8,12 @@ extension Messenger {
     /// The `create` update goes to every member and back to this account; the group exists here once the relay hands
     /// it back (SECURITY.md, "Membership chain"), which this call waits for by taking in the group mailbox.
     /// - Throws: `invalid_input` for a bad name or member list, `key_changed`, `unknown_nickname`, the relay's refusal.
-    public func createGroup(named name: String, members nicknames: [Nickname]) async throws -> GroupSummary {
+    /// - Parameter avatar: the group's avatar preset, which every member sees; default none.
+    public func createGroup(
+        named name: String,
+        members nicknames: [Nickname],
+        avatar: Avatar.Preset? = nil
+    ) async throws -> GroupSummary {
         let unlocked = try await self.unlock()
         var members = [
             GroupMember(token: unlocked.token, fingerprint: unlocked.profile.fingerprint, isAdmin: true, joinedAt: 1)
@@ -21,6 +26,7 @@ extension Messenger {
             version: 1,
             previous: GroupState.noPreviousState,
             name: name,
+            avatar: avatar,
             members: members
         )
         do {
@@ -92,9 +98,14 @@ extension Messenger {
         }
     }
 
-    /// Gives the group a new name (a local label every member sees). Only an admin may.
-    public func renameGroup(_ group: String, to name: String) async throws -> GroupSummary {
-        try await self.changeGroup(group, .rename, name: name) { current, _ in current.members }
+    /// Gives the group a new name (a label every member sees), a new avatar preset, or both. Only an admin may.
+    /// - Parameters:
+    ///   - name: the new name; nil keeps it.
+    ///   - avatar: `.some(preset)` sets the avatar, `.some(nil)` removes it, nil keeps it.
+    public func renameGroup(_ group: String, to name: String?, avatar: Avatar.Preset?? = nil) async throws
+        -> GroupSummary
+    {
+        try await self.changeGroup(group, .rename, name: name, avatar: avatar) { current, _ in current.members }
     }
 
     /// The groups known here, this account's current ones first.
@@ -122,7 +133,15 @@ extension Messenger {
             case .pinned: summary.members[index].key = .pinned
             case .changed: summary.members[index].key = .changed
             }
+            summary.members[index].keyRecorded = entry.fingerprint == summary.members[index].fingerprint
         }
+        for index in summary.members.indices where summary.members[index].token == unlocked.token {
+            summary.members[index].keyRecorded = unlocked.profile.fingerprint == summary.members[index].fingerprint
+        }
+        let history = try self.openHistory(unlocked)
+        summary.disappearAfter = UInt32(
+            clamping: try history.disappearAfter(with: try Self.historyPeer(of: chain.current.id))
+        )
         return summary
     }
 
@@ -132,6 +151,7 @@ extension Messenger {
         let contacts = try self.store.contactBook()
         let chain = try self.store.groupBook().resolve(group)
         let history = try self.openHistory(unlocked)
+        _ = try self.removeExpired(from: history, now: self.configuration.now())
         let items = try history.entries(with: try Self.historyPeer(of: chain.current.id)).map { entry in
             let outgoing = entry.sender == unlocked.token
             var item = HistoryItem(
@@ -139,6 +159,12 @@ extension Messenger {
                 from: outgoing ? unlocked.profile.nickname : contacts.contact(token: entry.sender)?.nickname
             )
             item.isOutgoing = outgoing
+            if outgoing {
+                let statuses = try history.memberStatuses(of: entry.key)
+                if !statuses.isEmpty {
+                    item.receipts = HistoryItem.GroupReceipts(statuses) { contacts.contact(token: $0)?.nickname }
+                }
+            }
             return item
         }
         return (self.summary(chain, contacts: contacts, profile: unlocked.profile), items)

@@ -21,7 +21,14 @@ extension Messenger {
         let unlocked = try await self.unlock()
         let keeper = try ConversationKeeper(messenger: self, unlocked: unlocked, readReceipts: false)
         try await self.reportExpiredMessages(to: expired)
-        let groups = try GroupSession(messenger: self, unlocked: unlocked, group: nil)
+        let groups = try GroupSession(
+            messenger: self,
+            unlocked: unlocked,
+            group: nil,
+            keeper: keeper,
+            downloads: downloads,
+            progress: progress
+        )
         try await self.converse(
             keeper: keeper,
             unlocked: unlocked,

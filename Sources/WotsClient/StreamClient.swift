@@ -57,6 +57,8 @@ public struct StreamClient: Sendable {
     ///   - handle: called for each delivered message; return true to acknowledge it.
     ///   - handleGroup: when given, the stream is opened with `?groups=true` and this is called for each group slot
     ///     (`group_message` frame), in mailbox order with the messages; return true to acknowledge it.
+    ///   - ephemeralGroup: called for each ephemeral group slot (group typing) on a stream opened with
+    ///     `?groups=true`: never stored, never acknowledged; its `seq` is 0.
     /// - Throws: `invalid_session` or `account_suspended` when the relay refuses the account (reconnecting would not
     ///   help),
     ///   `CancellationError` when cancelled.
@@ -65,6 +67,7 @@ public struct StreamClient: Sendable {
         link: StreamLink? = nil,
         ephemeral: @escaping @Sendable (DeliveredMessage) async -> Void = { _ in },
         handleGroup: (@Sendable (DeliveredGroupMessage) async throws -> Bool)? = nil,
+        ephemeralGroup: @escaping @Sendable (DeliveredGroupMessage) async -> Void = { _ in },
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
         try self.checkStreamHost()
@@ -81,6 +84,7 @@ public struct StreamClient: Sendable {
                     link: link,
                     ephemeral: ephemeral,
                     handleGroup: handleGroup,
+                    ephemeralGroup: ephemeralGroup,
                     handle: handle
                 )
                 reason = "the relay closed the stream"
@@ -128,6 +132,7 @@ public struct StreamClient: Sendable {
         link: StreamLink?,
         ephemeral: @escaping @Sendable (DeliveredMessage) async -> Void,
         handleGroup: (@Sendable (DeliveredGroupMessage) async throws -> Bool)?,
+        ephemeralGroup: @escaping @Sendable (DeliveredGroupMessage) async -> Void,
         handle: @escaping @Sendable (DeliveredMessage) async throws -> Bool
     ) async throws {
         let session = try await self.relay.currentSession()
@@ -213,6 +218,8 @@ public struct StreamClient: Sendable {
                     }
                 case .ephemeralMessage(let receivedAt, let envelope):
                     await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
+                case .ephemeralGroupMessage(let receivedAt, let body, let slot):
+                    await ephemeralGroup(DeliveredGroupMessage(seq: 0, receivedAt: receivedAt, body: body, slot: slot))
                 case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
                     continue
                 }

@@ -65,6 +65,12 @@ final class DeliveryHub: Service, Sendable {
         self.couriers(of: token).filter { $0.passOn(envelope, receivedAt: receivedAt) }.count
     }
 
+    /// Hands `token`'s slot of an ephemeral group message to its sockets in this process that asked for groups.
+    /// - Returns: how many sockets were handed it.
+    func passOnGroup(_ body: GroupEnvelope, slot: [UInt8], receivedAt: Date, to token: Token) -> Int {
+        self.couriers(of: token).filter { $0.passOnGroup(body, slot: slot, receivedAt: receivedAt) }.count
+    }
+
     /// Makes `token`'s open sockets read their mailbox.
     func wake(_ token: Token) {
         for courier in self.couriers(of: token) { courier.wake() }

@@ -33,6 +33,19 @@ struct GroupMessageAcceptor: Sendable {
         )
     }
 
+    /// Checks an ephemeral group message (group typing) exactly as a group send, then hands each recipient its slot on
+    /// the sockets it has open in this process with `?groups=true`, as it is: nothing is stored, deduplicated or told
+    /// to other relay processes.
+    /// - Returns: how many sockets were handed a slot (0 when no recipient has one open here).
+    /// - Throws: `WotsError` saying why the message was refused; no socket was handed it then.
+    func passOn(_ request: GroupSendRequest, from sessionToken: Token) async throws -> Int {
+        let now = self.clock.date()
+        try await self.check(request, from: sessionToken, now: now)
+        return request.slots.reduce(0) { handed, slot in
+            handed + self.hub.passOnGroup(request.body, slot: slot.wrappedKey, receivedAt: now, to: slot.recipient)
+        }
+    }
+
     /// Hands each recipient's slot to its open sockets in this process (other processes hear of it by NOTIFY).
     private func offer(_ envelope: GroupEnvelope, slots: [GroupSlot], receipt: GroupMailboxReceipt) {
         for (slot, sequence) in zip(slots, receipt.sequences) {

@@ -70,6 +70,19 @@ final class MailCourier: Sendable {
         return true
     }
 
+    /// Writes the caller's slot of an ephemeral group message now, when the socket asked for groups.
+    /// - Returns: false when the socket did not ask for groups or is closing, and was not handed it.
+    func passOnGroup(_ body: GroupEnvelope, slot: [UInt8], receivedAt: Date) -> Bool {
+        guard self.groups != nil, !self.machine.withLock({ $0.isStopped }) else { return false }
+        Task {
+            try? await StreamSession.send(
+                .ephemeralGroupMessage(receivedAt: receivedAt, body: body, slot: slot),
+                to: self.outbound
+            )
+        }
+        return true
+    }
+
     /// Called by the relay-wide timer: pings and resyncs that are due, and the close once the session expired.
     func tick() {
         if self.clock.date() >= self.session.expiresAt {

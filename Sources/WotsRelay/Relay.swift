@@ -121,14 +121,7 @@ public struct Relay: Sendable {
         )
         .register(on: authenticated)
         GroupMessageRoutes(
-            acceptor: GroupMessageAcceptor(
-                storage: self.storage,
-                accounts: self.accounts,
-                configuration: self.configuration,
-                sendLimiter: self.sendLimiter,
-                hub: self.hub,
-                clock: self.clock
-            ),
+            acceptor: self.makeGroupAcceptor(),
             acknowledger: self.makeAcknowledger(),
             configuration: self.configuration,
             clock: self.clock
@@ -163,6 +156,7 @@ public struct Relay: Sendable {
             authenticator: self.makeAuthenticator(),
             configuration: self.configuration,
             acceptor: self.makeAcceptor(),
+            groupAcceptor: self.makeGroupAcceptor(),
             acknowledger: self.makeAcknowledger(),
             mailboxes: self.storage.mailboxes,
             hub: self.hub,

@@ -15,6 +15,8 @@ struct StreamSession: Sendable {
     let authenticator: Authenticator
     let configuration: RelayConfiguration
     let acceptor: MessageAcceptor
+    /// Checks and passes on ephemeral group messages (`send_group` frames).
+    let groupAcceptor: GroupMessageAcceptor
     let acknowledger: MailboxAcknowledger
     let mailboxes: any MailboxRepository
     let hub: DeliveryHub
@@ -191,6 +193,10 @@ struct StreamSession: Sendable {
                 messageID = envelope.header.messageID
                 let delivered = try await self.acceptor.passOn(envelope, from: token)
                 return .now(.ephemeralAccepted(ref: frame.ref, id: envelope.header.messageID, delivered: delivered))
+            case .sendGroupEphemeral(let request):
+                messageID = request.body.header.messageID
+                let delivered = try await self.groupAcceptor.passOn(request, from: token)
+                return .now(.ephemeralAccepted(ref: frame.ref, id: request.body.header.messageID, delivered: delivered))
             case .subscribe(let directory):
                 if directory { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
                 return .now(.subscribed(ref: frame.ref, directory: directory))

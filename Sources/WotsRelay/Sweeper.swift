@@ -60,9 +60,11 @@ struct Sweeper: Service {
             report.expiredGroupMessages = try await self.deleteInBatches {
                 try await groups.expireGroupMessages(receivedBefore: retentionCutoff, limit: $0)
             }
+            let acknowledgementCutoff = now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
             report.acknowledgements = try await self.storage.mailboxes.forgetAcknowledgements(
-                before: now.addingTimeInterval(-self.configuration.acknowledgementMemory.seconds)
+                before: acknowledgementCutoff
             )
+            report.acknowledgements += try await groups.forgetAcknowledgedGroupMessages(before: acknowledgementCutoff)
             report.notices = try await self.storage.mailboxes.forgetExpiryNotices(
                 before: now.addingTimeInterval(-self.configuration.expiryNoticeLifetime.seconds)
             )

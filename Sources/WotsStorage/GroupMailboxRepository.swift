@@ -56,7 +56,10 @@ public protocol GroupMailboxRepository: Sendable {
     /// All or nothing: when any recipient's mailbox holds `mailboxCapacity` messages (1:1 and group together) or
     /// would pass `mailboxQuota` bytes (each slot charges its recipient the body's size plus 256), nothing is stored
     /// and the error names that recipient; a group message never reaches some members silently without others.
-    /// Idempotent by (sender, message id) while any slot waits: the same body again returns the first receipt.
+    /// Idempotent by (sender, message id) while any slot waits, and after the last slot was acknowledged for as long
+    /// as the repository remembers it (until `forgetAcknowledgedGroupMessages(before:)`): the same body again returns
+    /// the first receipt (with sequence 0 for a slot acknowledged already) and stores nothing. Once acknowledged, only
+    /// the signature is kept to tell bodies apart (it covers every other byte).
     /// - Parameter slots: one per header recipient, in header order (checked by the relay before this).
     /// - Throws: `mailboxFull`, `mailboxQuotaExceeded`, `messageIDConflict` (same id, another body).
     func appendGroup(
@@ -72,7 +75,9 @@ public protocol GroupMailboxRepository: Sendable {
     func groupMessages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
         -> [GroupMailboxMessage]
 
-    /// Deletes the recipient's slots of these messages, and each body whose last slot this was.
+    /// Deletes the recipient's slots of these messages, and each body whose last slot this was; such a body's key,
+    /// first receive time and signature are remembered as acknowledged at `now`, so a retried send is not delivered
+    /// again.
     /// - Returns: the keys whose slots were deleted by this call, in the order given, each once.
     @discardableResult
     func acknowledgeGroup(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey]
@@ -87,6 +92,12 @@ public protocol GroupMailboxRepository: Sendable {
     /// - Returns: how many bodies were deleted.
     @discardableResult
     func expireGroupMessages(receivedBefore cutoff: Date, limit: Int) async throws -> Int
+
+    /// Forgets the group messages whose last slot was acknowledged before `cutoff`: a retried send of one of them is
+    /// stored again.
+    /// - Returns: how many were forgotten.
+    @discardableResult
+    func forgetAcknowledgedGroupMessages(before cutoff: Date) async throws -> Int
 
     /// Totals over every stored group message.
     func groupStatistics() async throws -> GroupStorageStatistics

@@ -10,6 +10,13 @@ struct StoredGroupBody {
     var waiting: Set<Token>
 }
 
+/// What is kept of a group message whose last slot was acknowledged: enough to answer a retried send.
+struct AcknowledgedGroupBody {
+    var receivedAt: Date
+    var signature: [UInt8]
+    var acknowledgedAt: Date
+}
+
 /// One recipient's slot of a group message.
 struct StoredGroupSlot {
     var sequence: Int64
@@ -34,7 +41,20 @@ extension InMemoryMailboxRepository: GroupMailboxRepository {
                         "message id \(key.id.lowercasedString) was used by this sender for a different group message"
                     )
                 }
-                return GroupMailboxReceipt(receivedAt: held.receivedAt, sequences: held.sequences, isNew: false)
+                let sequences = zip(held.sequences, held.envelope.header.recipients).map { sequence, recipient in
+                    held.waiting.contains(recipient.token) ? sequence : 0
+                }
+                return GroupMailboxReceipt(receivedAt: held.receivedAt, sequences: sequences, isNew: false)
+            }
+            if let remembered = state.acknowledgedGroups[key] {
+                guard remembered.signature == envelope.signature else {
+                    throw WotsError(
+                        .messageIDConflict,
+                        "message id \(key.id.lowercasedString) was used by this sender for a different group message"
+                    )
+                }
+                let sequences = [Int64](repeating: 0, count: slots.count)
+                return GroupMailboxReceipt(receivedAt: remembered.receivedAt, sequences: sequences, isNew: false)
             }
             let charged = envelope.chargedBytesPerSlot
             for slot in slots {
@@ -102,7 +122,7 @@ extension InMemoryMailboxRepository: GroupMailboxRepository {
     {
         self.state.withLock { state in
             var deleted: [MessageKey] = []
-            for key in keys where state.removeGroupSlot(key, of: recipient) {
+            for key in keys where state.removeGroupSlot(key, of: recipient, acknowledgedAt: now) {
                 deleted.append(key)
             }
             return deleted
@@ -122,6 +142,15 @@ extension InMemoryMailboxRepository: GroupMailboxRepository {
     public func expireGroupMessages(receivedBefore cutoff: Date, limit: Int) async throws -> Int {
         self.state.withLock { state in
             state.deleteGroupBodies(limit: limit, where: { $0.receivedAt < cutoff }) { $0.receivedAt < $1.receivedAt }
+        }
+    }
+
+    @discardableResult
+    public func forgetAcknowledgedGroupMessages(before cutoff: Date) async throws -> Int {
+        self.state.withLock { state in
+            let before = state.acknowledgedGroups.count
+            state.acknowledgedGroups = state.acknowledgedGroups.filter { $0.value.acknowledgedAt >= cutoff }
+            return before - state.acknowledgedGroups.count
         }
     }
 
@@ -159,12 +188,22 @@ extension InMemoryMailboxRepository.State {
         return chosen.count
     }
 
-    /// Removes one slot, and the body with its last slot. - Returns: whether the slot was there.
-    mutating func removeGroupSlot(_ key: MessageKey, of recipient: Token) -> Bool {
+    /// Removes one slot, and the body with its last slot; a body whose last slot was acknowledged (`acknowledgedAt`
+    /// given) is remembered. - Returns: whether the slot was there.
+    mutating func removeGroupSlot(_ key: MessageKey, of recipient: Token, acknowledgedAt: Date? = nil) -> Bool {
         guard let index = self.groupSlots[recipient]?.firstIndex(where: { $0.key == key }) else { return false }
         self.groupSlots[recipient]?.remove(at: index)
         self.groupBodies[key]?.waiting.remove(recipient)
-        if self.groupBodies[key]?.waiting.isEmpty == true { self.groupBodies[key] = nil }
+        if let body = self.groupBodies[key], body.waiting.isEmpty {
+            self.groupBodies[key] = nil
+            if let acknowledgedAt {
+                self.acknowledgedGroups[key] = AcknowledgedGroupBody(
+                    receivedAt: body.receivedAt,
+                    signature: body.envelope.signature,
+                    acknowledgedAt: acknowledgedAt
+                )
+            }
+        }
         return true
     }
 

@@ -25,6 +25,8 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         /// Group message bodies, stored once, and each recipient's slots in sequence order (`+Groups`).
         var groupBodies: [MessageKey: StoredGroupBody] = [:]
         var groupSlots: [Token: [StoredGroupSlot]] = [:]
+        /// Group messages whose last slot was acknowledged, remembered until forgotten (`+Groups`).
+        var acknowledgedGroups: [MessageKey: AcknowledgedGroupBody] = [:]
         /// Where each waiting message is, by the key that makes appends idempotent.
         var sequences: [MessageKey: Int64] = [:]
         var acknowledged: [MessageKey: Acknowledged] = [:]

@@ -67,7 +67,12 @@ extension PostgresMailboxRepository {
                 let (sender, id, waiting) = try row.decode((Data, UUID, Int).self)
                 return (MessageKey(sender: try Token(bytes: Array(sender)), id: id), waiting)
             }
-            try await Self.deleteEmptyBodies(rows.filter { $0.1 == 0 }.map(\.0), on: connection, logger: logger)
+            try await Self.deleteEmptyBodies(
+                rows.filter { $0.1 == 0 }.map(\.0),
+                rememberingAt: PostgresTime.stored(now),
+                on: connection,
+                logger: logger
+            )
             return rows.map(\.0)
         }
         let removed = Set(deleted)
@@ -154,22 +159,56 @@ extension PostgresMailboxRepository {
         try await Self.deleteEmptyBodies(emptied, on: connection, logger: logger)
     }
 
-    /// Deletes the bodies of these messages (their last slot is gone).
+    /// Deletes the bodies of these messages (their last slot is gone); when the last slot was acknowledged
+    /// (`rememberingAt` given), each is remembered as acknowledged then, by its signature (the body's last 256 bytes).
     private static func deleteEmptyBodies(
         _ keys: [MessageKey],
+        rememberingAt acknowledgedAt: Date? = nil,
         on connection: PostgresConnection,
         logger: Logger
     ) async throws {
         guard !keys.isEmpty else { return }
         let senders = keys.map { ByteBuffer(bytes: $0.sender.bytes) }
         let ids = keys.map(\.id)
+        guard let acknowledgedAt else {
+            try await connection.query(
+                """
+                DELETE FROM group_bodies AS b
+                USING unnest(\(senders)::bytea[], \(ids)::uuid[]) AS k(sender, message_id)
+                WHERE b.sender = k.sender AND b.message_id = k.message_id AND b.slots_waiting = 0
+                """,
+                logger: logger
+            )
+            return
+        }
         try await connection.query(
             """
-            DELETE FROM group_bodies AS b
-            USING unnest(\(senders)::bytea[], \(ids)::uuid[]) AS k(sender, message_id)
-            WHERE b.sender = k.sender AND b.message_id = k.message_id AND b.slots_waiting = 0
+            WITH gone AS (
+                DELETE FROM group_bodies AS b
+                USING unnest(\(senders)::bytea[], \(ids)::uuid[]) AS k(sender, message_id)
+                WHERE b.sender = k.sender AND b.message_id = k.message_id AND b.slots_waiting = 0
+                RETURNING b.sender, b.message_id, b.received_at, b.body
+            )
+            INSERT INTO acknowledged_group_messages (sender, message_id, received_at, tag, acknowledged_at)
+            SELECT sender, message_id, received_at, wots_acknowledgement_tag(body), \(acknowledgedAt) FROM gone
+            ON CONFLICT (sender, message_id) DO NOTHING
             """,
             logger: logger
         )
+    }
+
+    @discardableResult
+    public func forgetAcknowledgedGroupMessages(before cutoff: Date) async throws -> Int {
+        try await self.database.withErrorMapping("forget acknowledged group messages") {
+            try await self.database.client.query(
+                """
+                WITH forgotten AS (
+                    DELETE FROM acknowledged_group_messages WHERE acknowledged_at < \(cutoff) RETURNING 1
+                )
+                SELECT count(*) FROM forgotten
+                """,
+                logger: self.database.queryLogger
+            ).collect().first?.decode(Int.self) ?? 0
+        }
     }
 }

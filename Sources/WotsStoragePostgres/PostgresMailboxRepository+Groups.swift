@@ -128,7 +128,9 @@ extension PostgresMailboxRepository: GroupMailboxRepository {
                 """,
                 logger: logger
             ).collect().first
-        else { return nil }
+        else {
+            return try await Self.rememberedReceipt(of: envelope, slots: slots, on: connection, logger: logger)
+        }
         let (receivedAt, body) = try row.decode((Date, Data).self)
         guard Array(body) == envelope.serialized else {
             throw WotsError(
@@ -147,6 +149,38 @@ extension PostgresMailboxRepository: GroupMailboxRepository {
         return GroupMailboxReceipt(
             receivedAt: PostgresTime.loaded(receivedAt),
             sequences: slots.map { sequences[$0.recipient] ?? 0 },
+            isNew: false
+        )
+    }
+
+    /// The first receipt of a group message whose last slot was acknowledged (every sequence 0: nothing waits); a
+    /// conflict for another body under the same key; nil when nothing is remembered.
+    private static func rememberedReceipt(
+        of envelope: GroupEnvelope,
+        slots: [GroupSlot],
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> GroupMailboxReceipt? {
+        let header = envelope.header
+        guard
+            let row = try await connection.query(
+                """
+                SELECT received_at, tag FROM acknowledged_group_messages
+                WHERE sender = \(Data(header.sender.bytes)) AND message_id = \(header.messageID)
+                """,
+                logger: logger
+            ).collect().first
+        else { return nil }
+        let (receivedAt, tag) = try row.decode((Date, Data).self)
+        guard Array(tag) == envelope.signature else {
+            throw WotsError(
+                .messageIDConflict,
+                "message id \(header.messageID.lowercasedString) was used by this sender for another group message"
+            )
+        }
+        return GroupMailboxReceipt(
+            receivedAt: PostgresTime.loaded(receivedAt),
+            sequences: [Int64](repeating: 0, count: slots.count),
             isNew: false
         )
     }

@@ -41,6 +41,23 @@ enum GroupMailWrite {
                 isNew: false
             )
         }
+        if let remembered = try Row.fetchOne(
+            db,
+            sql: "SELECT received_at_ms, tag FROM acknowledged_group_messages WHERE sender = ? AND message_id = ?",
+            arguments: key
+        ) {
+            guard [UInt8](remembered["tag"] as Data) == envelope.signature else {
+                throw WotsError(
+                    .messageIDConflict,
+                    "message id \(header.messageID.lowercasedString) was used by this sender for another group message"
+                )
+            }
+            return GroupMailboxReceipt(
+                receivedAt: Date(millisecondsSince1970: remembered["received_at_ms"]),
+                sequences: [Int64](repeating: 0, count: slots.count),
+                isNew: false
+            )
+        }
         let charged = envelope.chargedBytesPerSlot
         var next: [Int64] = []
         for slot in slots {
@@ -99,8 +116,14 @@ enum GroupMailWrite {
         return GroupMailboxReceipt(receivedAt: Date(millisecondsSince1970: receivedAt), sequences: next)
     }
 
-    /// Deletes one recipient's slot, and the body with its last slot. - Returns: whether the slot was there.
-    static func removeSlot(_ key: MessageKey, of recipient: Token, in db: Database) throws -> Bool {
+    /// Deletes one recipient's slot, and the body with its last slot; a body whose last slot was acknowledged
+    /// (`acknowledgedAt` given, in milliseconds) is remembered. - Returns: whether the slot was there.
+    static func removeSlot(
+        _ key: MessageKey,
+        of recipient: Token,
+        acknowledgedAt: Int64? = nil,
+        in db: Database
+    ) throws -> Bool {
         let arguments: StatementArguments = [key.sender.databaseBytes, key.id.databaseBytes]
         try db.execute(
             sql: "DELETE FROM group_slots WHERE sender = ? AND message_id = ? AND recipient = ?",
@@ -111,6 +134,18 @@ enum GroupMailWrite {
             sql: "UPDATE group_bodies SET slots_waiting = slots_waiting - 1 WHERE sender = ? AND message_id = ?",
             arguments: arguments
         )
+        if let acknowledgedAt {
+            // The tag is the body's last 256 bytes: the sender's signature over all the others.
+            try db.execute(
+                sql: """
+                    INSERT INTO acknowledged_group_messages (sender, message_id, received_at_ms, tag, acknowledged_at_ms)
+                    SELECT sender, message_id, received_at_ms, substr(body, length(body) - 255), ?
+                    FROM group_bodies WHERE sender = ? AND message_id = ? AND slots_waiting = 0
+                    ON CONFLICT (sender, message_id) DO NOTHING
+                    """,
+                arguments: [acknowledgedAt] + arguments
+            )
+        }
         try db.execute(
             sql: "DELETE FROM group_bodies WHERE sender = ? AND message_id = ? AND slots_waiting = 0",
             arguments: arguments

@@ -66,8 +66,9 @@ extension SQLiteMailboxRepository: GroupMailboxRepository {
         -> [MessageKey]
     {
         guard !keys.isEmpty else { return [] }
+        let now = now.millisecondsSince1970
         return try await self.database.write("acknowledge \(keys.count) group messages") { db in
-            try keys.filter { try GroupMailWrite.removeSlot($0, of: recipient, in: db) }
+            try keys.filter { try GroupMailWrite.removeSlot($0, of: recipient, acknowledgedAt: now, in: db) }
         }
     }
 
@@ -109,6 +110,18 @@ extension SQLiteMailboxRepository: GroupMailboxRepository {
                 try db.execute(sql: "DELETE FROM group_bodies WHERE sender = ? AND message_id = ?", arguments: key)
             }
             return doomed.count
+        }
+    }
+
+    @discardableResult
+    public func forgetAcknowledgedGroupMessages(before cutoff: Date) async throws -> Int {
+        let cutoff = cutoff.millisecondsSince1970RoundedUp
+        return try await self.database.write("forget acknowledged group messages") { db in
+            try db.execute(
+                sql: "DELETE FROM acknowledged_group_messages WHERE acknowledged_at_ms < ?",
+                arguments: [cutoff]
+            )
+            return db.changesCount
         }
     }
 

@@ -23,8 +23,12 @@ struct Chat: AsyncParsableCommand {
             --download-dir under a name no file has, and its line prints the saved path (or why it was refused). \
             `/help` lists these commands. --group NAME chats in a group instead (its name or an id prefix): your \
             lines go to every other member, and the group's messages and membership changes appear as `wots inbox` \
-            prints them ("[NAME] alice: hi"); other groups' messages wait for `wots inbox`; no receipts, typing or \
-            /commands in groups yet.
+            prints them ("[NAME] alice: hi"); other groups' messages wait for `wots inbox`. In a group, your \
+            messages show how many members have them ("✓✓ 2/3 · read 1/3", receipts each member's client sends \
+            to you alone), "alice is typing…" shows while a member types, `/disappear` sets the group's timer for \
+            every member, `/send PATH` uploads the file once for all members, and a member whose key is not the one \
+            the group recorded, or not the one you pinned, is named when the chat opens with the `wots verify` / \
+            `wots trust` / `wots group rekey` steps that settle it.
             """
     )
 
@@ -82,8 +86,15 @@ struct Chat: AsyncParsableCommand {
 
     private func chat(in group: String, messenger: Messenger) async throws {
         let url = StreamClient(relay: messenger.relay, logger: Terminal.logger).url
+        let display = ConversationDisplay(store: messenger.store)
         try await messenger.groupChat(
             group,
+            readReceipts: !self.noReadReceipts,
+            downloads: self.downloads.saver(),
+            transfers: ChatTransfers(
+                upload: TransferReport("uploading").callback,
+                download: TransferReport("downloading").callback
+            ),
             input: {
                 if Terminal.stdinIsTerminal { tcflush(STDIN_FILENO, TCIFLUSH) }
                 let lines = ChatInputReader.open()
@@ -92,8 +103,11 @@ struct Chat: AsyncParsableCommand {
             },
             status: { Terminal.status($0, url: url) },
             event: { Terminal.out(Terminal.describe($0)) },
-            sent: { Terminal.out("✓ sent to \($0.recipients) members") },
-            failed: { error in Terminal.note("wots: not sent: \(error.reason)") }
+            activity: { await display.show($0) },
+            warning: { Terminal.note("wots: WARNING: \($0)") },
+            sent: { Terminal.out("  ✓ sent to \($0.recipients) members (\($0.id.lowercasedString.prefix(8)))") },
+            failed: { error in Terminal.note("wots: not sent: \(error.reason)") },
+            notice: { Terminal.out($0) }
         )
     }
 }

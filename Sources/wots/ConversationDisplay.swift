@@ -28,6 +28,8 @@ actor ConversationDisplay {
             case .read: Terminal.out("  ✓✓ read (\(ids))")
             case .received: break
             }
+        case .groupStatus(let deliveries, let status, let member):
+            Terminal.out(Terminal.describe(deliveries, status, member: self.name(member)))
         case .typing(let peer, .started):
             self.typingGeneration += 1
             let generation = self.typingGeneration

@@ -72,25 +72,71 @@ extension GroupCommand {
 
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give a group a new name (admins only).",
-            discussion: "--json prints the group as `wots group create --json` does."
+            abstract: "Give a group a new name, a new avatar, or both (admins only).",
+            discussion: """
+                --avatar-preset NAME sets the group's preset picture, --no-avatar removes it; give the new name, an \
+                avatar option, or both. --json prints the group as `wots group create --json` does.
+                """
+        )
+
+        @ParentCommand var root: Wots
+        @OptionGroup var secret: SecretOptions
+        @Flag(name: .long, help: "Print the group as JSON.") var json = false
+        @Option(name: .customLong("avatar-preset"), help: groupAvatarHelp) var avatarPreset: String?
+        @Flag(name: .customLong("no-avatar"), help: "Remove the group's avatar.") var noAvatar = false
+        @Argument(help: "The group's name or a prefix of its id.") var name: String
+        @Argument(help: "The new name.") var newName: String?
+
+        func validate() throws {
+            if let newName { try validateGroupName(newName) }
+            _ = try self.avatarPreset.map(parseAvatarPreset)
+            guard !(self.avatarPreset != nil && self.noAvatar) else {
+                throw ValidationError("give --avatar-preset or --no-avatar, not both")
+            }
+            guard self.newName != nil || self.avatarPreset != nil || self.noAvatar else {
+                throw ValidationError("give a new name, --avatar-preset NAME or --no-avatar")
+            }
+        }
+
+        func run() async throws {
+            let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
+            let avatar: Avatar.Preset?? =
+                self.noAvatar ? .some(nil) : try self.avatarPreset.map { .some(try parseAvatarPreset($0)) }
+            try printGroup(
+                try await messenger.renameGroup(self.name, to: self.newName, avatar: avatar),
+                json: self.json,
+                members: false
+            )
+        }
+    }
+
+    struct Rekey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record members' current keys in the group (admins; any member for its own key).",
+            discussion: """
+                After a member rotated its keys, every other member sees that its key is not the one the group \
+                recorded. Once you compared the safety number (`wots verify NICK`) and accepted the key (`wots trust \
+                NICK`), `wots group rekey NAME NICK` records it for every member (admins only); with no NICK it \
+                records your own current key (after `wots rotate`). A key you have not accepted is refused \
+                (key_changed). --json prints the group as `wots group create --json` does.
+                """
         )
 
         @ParentCommand var root: Wots
         @OptionGroup var secret: SecretOptions
         @Flag(name: .long, help: "Print the group as JSON.") var json = false
         @Argument(help: "The group's name or a prefix of its id.") var name: String
-        @Argument(help: "The new name.") var newName: String
+        @Argument(help: "The members whose current keys to record; none: your own.") var nicknames: [String] = []
 
-        func validate() throws { try validateGroupName(self.newName) }
+        func validate() throws { for nickname in self.nicknames { _ = try parseNickname(nickname) } }
 
         func run() async throws {
             let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-            try printGroup(
-                try await messenger.renameGroup(self.name, to: self.newName),
-                json: self.json,
-                members: false
+            let group = try await messenger.rekeyGroup(
+                self.name,
+                members: try self.nicknames.map { try parseNickname($0) }
             )
+            try printGroup(group, json: self.json, members: true)
         }
     }
 

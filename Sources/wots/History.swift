@@ -13,7 +13,9 @@ struct History: AsyncParsableCommand {
             after decryption. Disappearing messages whose timer ran out are deleted first ("a disappearing \
             message expired"). --json prints one JSON array of {"id", "from", "fromToken", "direction", "sentAt", \
             "expiresAt", "status", "type", "text", "attachment"}. --group NAME shows a group's conversation instead \
-            (its name or an id prefix; sent messages are marked ✓ sent).
+            (its name or an id prefix): a message you sent is marked with how many members have it, "✓✓ 2/3 · read \
+            1/3", and its JSON adds "receipts" {"members", "delivered", "read", "statuses": [{"token", "nickname", \
+            "status"}]}, one status per member it went to.
             """
     )
 

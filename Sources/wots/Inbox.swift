@@ -26,8 +26,12 @@ struct Inbox: AsyncParsableCommand {
             message and nothing is saved. Group messages come first, as "[NAME] sender: text", membership \
             changes as "[NAME] alice added dave", and refused group updates or messages as "[NAME] ✗ …"; in the \
             JSON array as {"kind": "group_message"|"group_change"|"group_refused", "group", "groupName", "id", \
-            "from", "fromToken", "sentAt", "text", "line", "warnings"}. Group slots are deleted at the relay once \
-            kept here; --keep shows the group events again next time.
+            "from", "fromToken", "sentAt", "expiresAt", "type", "text", "line", "warnings"} (an attachment adds \
+            "attachment" {"name", "size", "mediaType"} and "savedTo"). Group slots are deleted at the relay once \
+            kept here; --keep shows the group events again next time. Each group message's sender alone is told \
+            it was delivered and (printed as text, unless read receipts are off) read; a member whose key is not \
+            the one the group recorded is named in a warning beside its messages, with the `wots verify` and \
+            `wots group rekey` steps.
             """
     )
 
@@ -51,7 +55,12 @@ struct Inbox: AsyncParsableCommand {
         let display = ConversationDisplay(store: messenger.store)
         var events: [ConversationEvent] = []
         // Groups first: both share the record of messages seen, which the 1:1 pass then reads fresh.
-        let groupEvents = try await messenger.groupInbox(keep: self.keep)
+        let groupEvents = try await messenger.groupInbox(
+            keep: self.keep,
+            readReceipts: !self.noReadReceipts && !json,
+            downloads: self.downloads.saver(acknowledging: !self.keep),
+            progress: TransferReport("downloading").callback
+        )
         if json {
             collected += groupEvents.map(InboxEntry.group)
         } else {

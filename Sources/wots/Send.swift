@@ -19,9 +19,13 @@ struct Send: AsyncParsableCommand {
             (AES-256-GCM in 64 KiB chunks, a fresh key), uploads it to the relay (resuming after a cut) and sends \
             a message carrying its key and digest; --caption adds text. --disappear and --wait-delivered work with \
             --file as with text: the attachment message carries the timer, and the wait ends when bob's client \
-            confirms it stored the message (exit status 4 when not within --timeout). --group NAME sends the text to \
-            every other member of a group instead (see `wots group`); --json then prints {"id", "group", \
-            "groupName", "recipients", "receivedAt"}; --file, --disappear and --wait-delivered do not apply to groups.
+            confirms it stored the message (exit status 4 when not within --timeout). --group NAME sends to \
+            every other member of a group instead (see `wots group`), sealed once; --json then prints {"id", \
+            "group", "groupName", "recipients", "receivedAt"}. With --group, --file uploads the file once for every \
+            member, --disappear sets the group's timer for every member (any member may), and --wait-delivered \
+            waits until every member's client confirmed it stored the message ("delivered to 3/3 members"; exit \
+            status 4 with "2/3" when not all did within --timeout; --json adds "delivered" {"members", \
+            "delivered", "read"}).
             """
     )
 
@@ -73,10 +77,7 @@ struct Send: AsyncParsableCommand {
     func validate() throws {
         switch (self.to, self.group) {
         case (let to?, nil): _ = try parseNickname(to)
-        case (nil, _?):
-            guard self.file == nil, self.disappear == nil, !self.waitDelivered else {
-                throw ValidationError("--file, --disappear and --wait-delivered do not apply to --group")
-            }
+        case (nil, _?): break
         default: throw ValidationError("give exactly one of --to NICK and --group NAME")
         }
         if let id, UUID(uuidString: id) == nil { throw ValidationError("--id \"\(id)\" is not a UUID") }
@@ -101,28 +102,10 @@ struct Send: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let group { return try await self.sendToGroup(group) }
         if let file { return try await self.sendFile(file) }
-        var message = self.text.joined(separator: " ")
-        if self.text.isEmpty {
-            if Terminal.stdinIsTerminal { Terminal.note("type the message, then Ctrl-D:") }
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard let read = String(data: data, encoding: .utf8) else {
-                throw WotsError(.invalidInput, "the message on stdin is not UTF-8 text")
-            }
-            message = read.hasSuffix("\n") ? String(read.dropLast()) : read
-        }
+        let message = try self.messageText()
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-        if let group {
-            let sent = try await messenger.sendGroup(
-                message,
-                to: group,
-                messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID()
-            )
-            if self.json { return try Terminal.json(sent) }
-            return Terminal.out(
-                "sent to \(Terminal.safe(sent.groupName)) (\(sent.recipients) members, id \(sent.id.lowercasedString))"
-            )
-        }
         let sent = try await messenger.send(
             message,
             to: try parseNickname(self.to ?? ""),
@@ -156,7 +139,7 @@ struct Send: AsyncParsableCommand {
         if !self.json { Terminal.out(status == .read ? "read by \(sent.to)" : "delivered to \(sent.to)") }
     }
 
-    private func disappearSeconds() throws -> UInt32? {
+    func disappearSeconds() throws -> UInt32? {
         guard let disappear else { return nil }
         do {
             return try Messenger.disappearingTimer(disappear)
@@ -165,7 +148,7 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    private func waitTimeout() throws -> Duration {
+    func waitTimeout() throws -> Duration {
         guard let timeout else { return .seconds(30) }
         do {
             let seconds = try Messenger.disappearingTimer(timeout)
@@ -194,5 +177,16 @@ struct Send: AsyncParsableCommand {
             )
         }
         try await self.waitIfAsked(for: sent, messenger: messenger)
+    }
+
+    /// The text from the arguments, else from stdin (a final newline dropped).
+    func messageText() throws -> String {
+        guard self.text.isEmpty else { return self.text.joined(separator: " ") }
+        if Terminal.stdinIsTerminal { Terminal.note("type the message, then Ctrl-D:") }
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard let read = String(data: data, encoding: .utf8) else {
+            throw WotsError(.invalidInput, "the message on stdin is not UTF-8 text")
+        }
+        return read.hasSuffix("\n") ? String(read.dropLast()) : read
     }
 }

@@ -153,7 +153,7 @@ extension Terminal {
         } else {
             body = "unsupported message (\(Self.safe(item.type)))"
         }
-        let mark = item.isOutgoing ? " " + Self.mark(item.status) : ""
+        let mark = item.isOutgoing ? " " + (item.receipts.map(Self.mark) ?? Self.mark(item.status)) : ""
         let timer = item.expiresAt.map { " (disappears at \(Self.time($0)))" } ?? ""
         return "\(stamp) \(sender): \(body)\(mark)\(timer)"
     }

@@ -83,7 +83,7 @@ struct RetentionMigrationTests {
             ).collect().map { try $0.decode(String.self) }
             #expect(outcomes == ["stored", "stored"])
 
-            #expect(try await nodeB.migrate() == Array(5...11))
+            #expect(try await nodeB.migrate() == Array(5...12))
             try await Self.expectUpgraded(nodeA.mailboxes, alice, bob, waiting)
         }
     }

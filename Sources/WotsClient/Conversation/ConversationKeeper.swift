@@ -15,6 +15,8 @@ public actor ConversationKeeper {
     /// Whether `read` receipts are sent (the account setting, unless the command turned them off).
     public nonisolated let sendsReadReceipts: Bool
     private var pending: [Receipt.Status: [Token: [MessageKey]]] = [:]
+    /// Receipts for group messages, kept apart so one receipt envelope never names both kinds (`+Groups`).
+    var pendingGroup: [Receipt.Status: [Token: [MessageKey]]] = [:]
 
     init(messenger: Messenger, unlocked: Messenger.Unlocked, readReceipts: Bool) throws {
         self.messenger = messenger
@@ -62,7 +64,10 @@ public actor ConversationKeeper {
         case .receipt(let receipt):
             let mine = receipt.messages.filter { $0.sender == self.unlocked.token }
             let status: HistoryEntry.Status = receipt.status == .read ? .read : .delivered
-            let changed = try self.history.advance(mine, to: status)
+            let group = try self.history.advance(mine, for: peer, to: status)
+            if !group.changed.isEmpty { return .groupStatus(try self.deliveries(group.changed), status, member: peer) }
+            let direct = mine.filter { !group.groupMessages.contains($0) }
+            let changed = try self.history.advance(direct, to: status, from: peer)
             return changed.isEmpty ? nil : .status(changed, status, peer: peer)
         case .typing:
             return nil  // typing only counts when it came ephemerally (`receiveEphemeral`)
@@ -95,21 +100,27 @@ public actor ConversationKeeper {
     /// Sends the receipts waiting, `delivered` before `read`; one that cannot be sent is dropped with a log line
     /// (a receipt is a courtesy, never a reason to fail the command).
     public func flushReceipts() async {
-        let pending = self.pending
+        let pending = [self.pending, self.pendingGroup]
         self.pending = [:]
+        self.pendingGroup = [:]
         for status in [Receipt.Status.delivered, .read] {
-            for (peer, keys) in pending[status] ?? [:] {
-                for start in stride(from: 0, to: keys.count, by: Receipt.maximumMessages) {
-                    let batch = Array(keys[start..<min(keys.count, start + Receipt.maximumMessages)])
-                    do {
-                        let content = MessageContent.receipt(try Receipt(status: status, messages: batch))
-                        _ = try await self.send(content, to: peer)
-                    } catch {
-                        self.messenger.logger.notice(
-                            "a receipt could not be sent",
-                            metadata: ["status": "\(status)", "error": "\(error)"]
-                        )
-                    }
+            for pending in pending { await self.send(status, receipts: pending[status] ?? [:]) }
+        }
+    }
+
+    /// Sends `status` receipts for `keys` by peer, at most 100 messages per envelope.
+    private func send(_ status: Receipt.Status, receipts: [Token: [MessageKey]]) async {
+        for (peer, keys) in receipts {
+            for start in stride(from: 0, to: keys.count, by: Receipt.maximumMessages) {
+                let batch = Array(keys[start..<min(keys.count, start + Receipt.maximumMessages)])
+                do {
+                    let content = MessageContent.receipt(try Receipt(status: status, messages: batch))
+                    _ = try await self.send(content, to: peer)
+                } catch {
+                    self.messenger.logger.notice(
+                        "a receipt could not be sent",
+                        metadata: ["status": "\(status)", "error": "\(error)"]
+                    )
                 }
             }
         }

@@ -40,6 +40,7 @@ extension GroupBook {
                     warnings = []
                 }
                 event.kind = .membership
+                event.type = body.content.type
                 event.groupName = update.state.name
                 event.line = Self.describe(update, from: previous, by: header.sender, owner: owner, name: name)
             } else {
@@ -52,9 +53,18 @@ extension GroupBook {
                 warnings = try chain.admit(header)
                 self.store(chain)
                 event.kind = .message
-                if case .text(let text) = body.content {
+                event.type = body.content.type
+                switch body.content {
+                case .text(let text):
                     event.text = text
-                } else {
+                case .attachment(let reference):
+                    event.text = reference.caption
+                    event.attachment = GroupEvent.AttachmentSummary(reference)
+                case .settings(let seconds):
+                    // The caller applies it to the group's timer, ordered as in 1:1 conversations.
+                    event.kind = .membership
+                    event.line = "\(name(header.sender)) set disappearing messages " + Self.describe(timer: seconds)
+                default:
                     event.line = "sent a \(body.content.type) message this client does not show in groups"
                 }
             }
@@ -103,9 +113,26 @@ extension GroupBook {
                 member.isAdmin && previous?.member(member.token)?.isAdmin == false
             }
             return "\(name(sender)) made \(names(promoted.map(\.token))) admin"
+        case .rename where previous?.name == state.name:
+            return "\(name(sender)) set the avatar of \(state.name) to \(state.avatar?.rawValue ?? "none")"
         case .rename:
             return "\(name(sender)) renamed \(previous?.name ?? "the group") to \(state.name)"
+        case .rekey:
+            let recorded = state.members.filter { member in
+                previous?.member(member.token).map { $0.fingerprint != member.fingerprint } ?? false
+            }
+            if recorded.map(\.token) == [sender] { return "\(name(sender)) recorded a new key" }
+            return "\(name(sender)) recorded the new key of \(names(recorded.map(\.token)))"
         }
+    }
+
+    /// `off`, or `to 5 minutes`.
+    static func describe(timer seconds: UInt32) -> String {
+        guard seconds > 0 else { return "off" }
+        let units: [(UInt32, String)] = [(86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
+        let (size, unit) = units.first { seconds.isMultiple(of: $0.0) } ?? (1, "second")
+        let count = seconds / size
+        return "to \(count) \(unit)\(count == 1 ? "" : "s")"
     }
 
     static func describe(_ warning: GroupWarning, name: (Token) -> String) -> String {
@@ -120,7 +147,9 @@ extension GroupBook {
                     separator: "; "
                 )
         case .keyChanged(let member):
-            return "\(name(member))'s key is not the one the group recorded"
+            let who = name(member)
+            return "\(who)'s key is not the one the group recorded: compare `wots verify \(who)` with them, then "
+                + "`wots trust \(who)`; an admin records it with `wots group rekey`"
         }
     }
 }

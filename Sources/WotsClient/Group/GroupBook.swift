@@ -27,6 +27,10 @@ public struct GroupBook: Sendable, Hashable, Codable {
         self.chains.sort { ($0.current.name, $0.current.id) < ($1.current.name, $1.current.id) }
     }
 
+    /// This account's next sender sequence in `group`, not taken: an ephemeral group message (typing) carries it and
+    /// receivers never record it.
+    func nextSequence(in group: GroupID) -> UInt64 { self.sequences[group.description] ?? 1 }
+
     /// Takes this account's next sender sequence in `group`.
     mutating func takeSequence(in group: GroupID) -> UInt64 {
         let next = self.sequences[group.description] ?? 1
@@ -36,7 +40,9 @@ public struct GroupBook: Sendable, Hashable, Codable {
 
     mutating func queue(_ event: GroupEvent) {
         var stored = event
+        // What a message says stays in the encrypted history, read back from it when shown.
         stored.text = nil
+        stored.attachment = nil
         self.unshown.append(stored)
     }
 

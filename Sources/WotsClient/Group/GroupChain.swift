@@ -119,6 +119,16 @@ public struct GroupChain: Sendable, Hashable {
         return warnings
     }
 
+    /// Whether an ephemeral group message (typing) may be shown: it names this group and a state the owner held, and
+    /// its sender is a member of that state and of the current one. Its sender sequence is neither checked nor
+    /// recorded (an ephemeral message takes none).
+    public func admitsEphemeral(_ header: GroupEnvelopeHeader) -> Bool {
+        guard header.groupID == self.current.id, let named = self.held[header.membershipStateHash],
+            named.version == header.membershipVersion
+        else { return false }
+        return named.member(header.sender) != nil && self.current.member(header.sender) != nil
+    }
+
     mutating func recordSequence(_ header: GroupEnvelopeHeader) throws(GroupRefusal) -> [GroupWarning] {
         let last = self.lastSequence[header.sender]
         if let last, header.senderSequence <= last {

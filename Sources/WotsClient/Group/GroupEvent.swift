@@ -4,8 +4,11 @@ public import WotsCore
 /// Something that happened in a group, as `wots inbox` shows it: a message, a membership change, a refused update
 /// or message, or this account's removal.
 ///
-/// JSON (`wots inbox --json`): `{"kind", "group", "groupName", "id", "from", "fromToken", "sentAt", "text", "line",
-/// "warnings"}`; `text` only for a message, `line` the one readable sentence for the other kinds.
+/// JSON (`wots inbox --json`): `{"kind", "group", "groupName", "id", "from", "fromToken", "sentAt", "expiresAt",
+/// "type", "text", "line", "warnings", "attachment", "savedTo"}`; `text` only for a message (an attachment's caption),
+/// `line` the one readable sentence for the other kinds; `type` the content's type (`text`, `attachment`,
+/// `settings`, `group_update`, …) when the message could be read; `expiresAt` null for never; `attachment`
+/// `{"name", "size", "mediaType"}` and `savedTo` (the saved file) only for an attachment.
 public struct GroupEvent: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         /// A message shown to the user (`text`, with `warnings`).
@@ -28,6 +31,30 @@ public struct GroupEvent: Sendable, Hashable, Codable {
     public var text: String?
     public var line: String?
     public var warnings: [String] = []
+    /// The content's `type`, when the message could be read.
+    public var type: String?
+    /// When the message disappears (its header's `expiresAt`); nil for never.
+    public var expiresAt: Date?
+    /// What the sender said about an attached file (never its key).
+    public var attachment: AttachmentSummary?
+    /// Where the attachment was saved, once it was.
+    public var savedTo: String?
+
+    /// An attachment as `--json` shows it.
+    public struct AttachmentSummary: Sendable, Hashable, Codable {
+        public var name: String
+        public var size: UInt64
+        public var mediaType: String
+
+        init(_ reference: AttachmentReference) {
+            self.name = reference.name
+            self.size = reference.size
+            self.mediaType = reference.mediaType
+        }
+    }
+
+    /// Whether its sender's client is told it was delivered and read: a text or a file a person reads.
+    public var wantsReceipts: Bool { self.kind == .message && (self.type == "text" || self.type == "attachment") }
 
     /// The message's identity: (sender, id).
     public var key: MessageKey { MessageKey(sender: self.fromToken, id: self.id) }
@@ -37,6 +64,7 @@ public struct GroupEvent: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case kind, group, groupName, id, from, fromToken, sentAt, text, line, warnings
+        case type, expiresAt, attachment, savedTo
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,5 +79,9 @@ public struct GroupEvent: Sendable, Hashable, Codable {
         try container.encode(self.text, forKey: .text)
         try container.encode(self.line, forKey: .line)
         try container.encode(self.warnings, forKey: .warnings)
+        try container.encode(self.type, forKey: .type)
+        try container.encode(self.expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(self.attachment, forKey: .attachment)
+        try container.encodeIfPresent(self.savedTo, forKey: .savedTo)
     }
 }

@@ -16,6 +16,9 @@ enum GroupTransition {
         case .leave:
             try Self.checkLeave(from: current, to: next, by: sender)
             return
+        case .rekey:
+            try Self.checkRekey(from: current, to: next, by: sender)
+            return
         case .add, .remove, .promote, .rename:
             guard current.isAdmin(sender) else {
                 throw GroupRefusal(
@@ -51,13 +54,41 @@ enum GroupTransition {
                 }
         case .rename:
             valid = !sameLook && current.members == next.members
-        case .create, .leave:
+        case .create, .leave, .rekey:
             valid = false
         }
         guard valid else {
             throw GroupRefusal(
                 .invalidChange,
                 "group \(current.id) version \(next.version) is not version \(current.version) with only a \(action)"
+            )
+        }
+    }
+
+    /// `rekey`: one or more members' recorded key fingerprints changed and nothing else; an admin may record anyone's,
+    /// any member only its own (SECURITY.md, "Key changes in groups").
+    private static func checkRekey(from current: GroupState, to next: GroupState, by sender: Token)
+        throws(GroupRefusal)
+    {
+        guard current.member(sender) != nil else {
+            throw GroupRefusal(.notMember, "\(sender) is not a member of group \(current.id) and cannot record keys")
+        }
+        let unchanged =
+            next.name == current.name && next.avatar == current.avatar
+            && next.members.map(\.token) == current.members.map(\.token)
+            && zip(current.members, next.members).allSatisfy { $0.isAdmin == $1.isAdmin && $0.joinedAt == $1.joinedAt }
+        let rekeyed = zip(current.members, next.members).filter { $0.fingerprint != $1.fingerprint }.map { $0.0.token }
+        guard unchanged, !rekeyed.isEmpty else {
+            throw GroupRefusal(
+                .invalidChange,
+                "group \(current.id) version \(next.version) is not version \(current.version) with only new keys"
+            )
+        }
+        guard current.isAdmin(sender) || rekeyed == [sender] else {
+            throw GroupRefusal(
+                .notAdmin,
+                "\(sender) is not an admin of group \(current.id) version \(current.version) and may record only its "
+                    + "own key"
             )
         }
     }

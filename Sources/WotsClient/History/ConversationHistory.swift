@@ -41,37 +41,6 @@ public final class ConversationHistory: Sendable {
         }
     }
 
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("1 history") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE history_key (account BLOB PRIMARY KEY, sealed BLOB NOT NULL);
-                    CREATE TABLE messages (
-                        sender BLOB NOT NULL, id BLOB NOT NULL, peer BLOB NOT NULL,
-                        sent_at INTEGER NOT NULL, expires_at INTEGER, status TEXT NOT NULL, content BLOB NOT NULL,
-                        PRIMARY KEY (sender, id)
-                    );
-                    CREATE INDEX messages_by_peer ON messages (peer, sent_at);
-                    CREATE INDEX messages_by_expiry ON messages (expires_at) WHERE expires_at IS NOT NULL;
-                    CREATE TABLE conversations (peer BLOB PRIMARY KEY, disappear_after INTEGER NOT NULL DEFAULT 0);
-                    """
-            )
-        }
-        migrator.registerMigration("2 avatars") { db in
-            try db.execute(sql: "ALTER TABLE conversations ADD COLUMN avatar TEXT")
-        }
-        migrator.registerMigration("3 timer order") { db in
-            try db.execute(
-                sql: """
-                    ALTER TABLE conversations ADD COLUMN timer_set_at INTEGER NOT NULL DEFAULT 0;
-                    ALTER TABLE conversations ADD COLUMN timer_set_by BLOB NOT NULL DEFAULT X'';
-                    """
-            )
-        }
-        return migrator
-    }
-
     private static func historyKey(_ db: Database, account: Token, keys: SecretKeys) throws -> HistoryKey {
         let accountBytes = Data(account.bytes)
         if let sealed = try Data.fetchOne(
@@ -113,17 +82,21 @@ public final class ConversationHistory: Sendable {
     }
 
     /// Moves sent messages forward to `status` (never back: a late `delivered` does not undo `read`).
+    /// - Parameter peer: who confirmed them; only messages of the conversation with `peer` move (a receipt from
+    ///   someone else names messages that were never sent to it). Nil moves any.
     /// - Returns: the keys whose status changed.
     @discardableResult
-    public func advance(_ keys: [MessageKey], to status: HistoryEntry.Status) throws -> [MessageKey] {
+    public func advance(_ keys: [MessageKey], to status: HistoryEntry.Status, from peer: Token? = nil) throws
+        -> [MessageKey]
+    {
         try self.write { db in
             var changed: [MessageKey] = []
             for key in keys {
                 guard
                     let current = try String.fetchOne(
                         db,
-                        sql: "SELECT status FROM messages WHERE sender = ? AND id = ?",
-                        arguments: [Data(key.sender.bytes), key.id.rawBytes]
+                        sql: "SELECT status FROM messages WHERE sender = ? AND id = ? AND (?3 IS NULL OR peer = ?3)",
+                        arguments: [Data(key.sender.bytes), key.id.rawBytes, peer.map { Data($0.bytes) }]
                     ).flatMap(HistoryEntry.Status.init(rawValue:)),
                     current != .received, current < status
                 else { continue }
@@ -144,6 +117,7 @@ public final class ConversationHistory: Sendable {
                 sql: "DELETE FROM messages WHERE sender = ? AND id = ?",
                 arguments: [Data(key.sender.bytes), key.id.rawBytes]
             )
+            try Self.deleteOrphanedMemberStatuses(db)
         }
     }
 
@@ -183,6 +157,7 @@ public final class ConversationHistory: Sendable {
                 sql: "DELETE FROM messages WHERE expires_at IS NOT NULL AND expires_at <= ?",
                 arguments: [now.wholeMilliseconds]
             )
+            if !rows.isEmpty { try Self.deleteOrphanedMemberStatuses(db) }
             return rows
         }.map(self.entry(from:))
     }
@@ -258,7 +233,7 @@ public final class ConversationHistory: Sendable {
 
     // MARK: Plumbing
 
-    private func entry(from row: Row) throws -> HistoryEntry {
+    func entry(from row: Row) throws -> HistoryEntry {
         guard let peer = try? Token(bytes: Array(row["peer"] as Data)),
             let sender = try? Token(bytes: Array(row["sender"] as Data)),
             let id = UUID(rawBytes: row["id"]),
@@ -280,7 +255,7 @@ public final class ConversationHistory: Sendable {
         return entry
     }
 
-    private func read<Value>(_ body: (Database) throws -> Value) throws -> Value {
+    func read<Value>(_ body: (Database) throws -> Value) throws -> Value {
         do {
             return try self.queue.read(body)
         } catch let error as WotsError {
@@ -290,7 +265,7 @@ public final class ConversationHistory: Sendable {
         }
     }
 
-    private func write<Value>(_ body: (Database) throws -> Value) throws -> Value {
+    func write<Value>(_ body: (Database) throws -> Value) throws -> Value {
         do {
             return try self.queue.write(body)
         } catch let error as WotsError {

@@ -5,7 +5,9 @@ public import WotsCore
 ///
 /// JSON: `{"id", "from", "fromToken", "direction": "sent"|"received", "sentAt", "expiresAt" (null for never),
 /// "status": "sent"|"delivered"|"read"|"received", "type", "text" (null unless a text), "attachment": {"name",
-/// "mediaType", "size", "caption"} or null}`.
+/// "mediaType", "size", "caption"} or null}`; in a group's history a message this account sent also has "receipts":
+/// `{"members", "delivered", "read", "statuses": [{"token", "nickname", "status"}]}`, how far it got with each member
+/// it went to (`status` the least of them).
 public struct HistoryItem: Sendable, Hashable, Encodable {
     /// An attachment's reference as the history shows it (the file key stays in the store).
     public struct Attachment: Sendable, Hashable, Codable {
@@ -27,6 +29,51 @@ public struct HistoryItem: Sendable, Hashable, Encodable {
     public var type: String
     public var text: String?
     public var attachment: Attachment?
+    /// A group message this account sent: how far it got with each member.
+    public var receipts: GroupReceipts?
+
+    /// How far a group message this account sent got with the members it went to.
+    public struct GroupReceipts: Sendable, Hashable, Encodable {
+        public struct MemberStatus: Sendable, Hashable, Encodable {
+            public var token: Token
+            public var nickname: Nickname?
+            public var status: HistoryEntry.Status
+
+            private enum CodingKeys: String, CodingKey {
+                case token, nickname, status
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(self.token, forKey: .token)
+                try container.encode(self.nickname, forKey: .nickname)
+                try container.encode(self.status, forKey: .status)
+            }
+        }
+
+        public var members: Int
+        /// Members whose client stored it (`delivered` or `read`).
+        public var delivered: Int
+        /// Members who saw it.
+        public var read: Int
+        public var statuses: [MemberStatus]
+
+        public init(members: Int, delivered: Int, read: Int, statuses: [MemberStatus] = []) {
+            self.members = members
+            self.delivered = delivered
+            self.read = read
+            self.statuses = statuses
+        }
+
+        init(_ statuses: [Token: HistoryEntry.Status], names: (Token) -> Nickname?) {
+            self.statuses = statuses.sorted { $0.key < $1.key }.map {
+                MemberStatus(token: $0.key, nickname: names($0.key), status: $0.value)
+            }
+            self.members = statuses.count
+            self.delivered = statuses.values.filter { $0 >= .delivered }.count
+            self.read = statuses.values.filter { $0 == .read }.count
+        }
+    }
 
     /// Builds the item from a stored entry, reading the content's JSON as the spec spells it.
     init(_ entry: HistoryEntry, from nickname: Nickname?) {
@@ -58,7 +105,7 @@ public struct HistoryItem: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, from, fromToken, direction, sentAt, expiresAt, status, type, text, attachment
+        case id, from, fromToken, direction, sentAt, expiresAt, status, type, text, attachment, receipts
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -73,6 +120,7 @@ public struct HistoryItem: Sendable, Hashable, Encodable {
         try container.encode(self.type, forKey: .type)
         try container.encode(self.text, forKey: .text)
         try container.encode(self.attachment, forKey: .attachment)
+        try container.encodeIfPresent(self.receipts, forKey: .receipts)
     }
 }
 

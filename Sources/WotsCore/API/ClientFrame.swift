@@ -16,6 +16,10 @@ public struct ClientFrame: Sendable, Hashable {
         /// A `send` with `"ephemeral": true`: checked like a send, never stored, handed to the recipient's sockets
         /// open now; answered by an `accepted` with `ephemeral: true` and how many sockets got it.
         case sendEphemeral(Envelope)
+        /// `send_group` with `"ephemeral": true` (group typing): a group envelope's body and one slot per recipient,
+        /// checked like `POST /v1/group-messages`, never stored, handed to each recipient's sockets opened with
+        /// `?groups=true`; answered by an `accepted` with `ephemeral: true`. Stored group sends go over HTTP.
+        case sendGroupEphemeral(GroupSendRequest)
         /// Turns `directory` notifications on or off; answered by `subscribed`.
         case subscribe(directory: Bool)
     }
@@ -35,6 +39,7 @@ public struct ClientFrame: Sendable, Hashable {
         case .auth: "auth"
         case .ack: "ack"
         case .send, .sendEphemeral: "send"
+        case .sendGroupEphemeral: "send_group"
         case .subscribe: "subscribe"
         }
     }
@@ -42,7 +47,7 @@ public struct ClientFrame: Sendable, Hashable {
 
 extension ClientFrame: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, ref, session, messages, envelope, directory, ephemeral
+        case type, ref, session, messages, envelope, directory, ephemeral, body, slots
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,11 +61,19 @@ extension ClientFrame: Codable {
             let envelope = try container.decode(Envelope.self, forKey: .envelope)
             let ephemeral = try container.decodeIfPresent(Bool.self, forKey: .ephemeral) ?? false
             self.body = ephemeral ? .sendEphemeral(envelope) : .send(envelope)
+        case "send_group":
+            guard try container.decodeIfPresent(Bool.self, forKey: .ephemeral) == true else {
+                throw WotsError(
+                    .invalidFrame,
+                    "send_group on the stream is ephemeral only (\"ephemeral\": true); POST /v1/group-messages stores"
+                )
+            }
+            self.body = .sendGroupEphemeral(try Self.decodeGroupSend(container))
         case "subscribe": self.body = .subscribe(directory: try container.decode(Bool.self, forKey: .directory))
         default:
             throw WotsError(
                 .invalidFrame,
-                "unknown frame type \"\(type.prefix(32))\" (auth, ack, send, subscribe)"
+                "unknown frame type \"\(type.prefix(32))\" (auth, ack, send, send_group, subscribe)"
             )
         }
     }
@@ -76,8 +89,35 @@ extension ClientFrame: Codable {
         case .sendEphemeral(let envelope):
             try container.encode(envelope, forKey: .envelope)
             try container.encode(true, forKey: .ephemeral)
+        case .sendGroupEphemeral(let request):
+            try container.encode(true, forKey: .ephemeral)
+            try container.encodeBase64(request.body.serialized, forKey: .body)
+            try container.encodeBase64(request.slots.flatMap(\.wrappedKey), forKey: .slots)
         case .subscribe(let directory): try container.encode(directory, forKey: .directory)
         }
+    }
+
+    /// A `send_group` frame's body and slots: `slots` is one standard base64 string of every recipient's 256-byte
+    /// wrapped key, in the header's recipient order (the recipients are in the signed header already, and the
+    /// compact form keeps a 256-member frame under the relay's 128 KiB frame limit).
+    private static func decodeGroupSend(_ container: KeyedDecodingContainer<CodingKeys>) throws -> GroupSendRequest {
+        let body = try GroupEnvelope(serialized: try container.decodeBase64(forKey: .body))
+        let keys = try container.decodeBase64(forKey: .slots)
+        let recipients = body.header.recipients
+        guard keys.count == recipients.count * GroupEnvelope.slotSize else {
+            throw WotsError(
+                .malformedEnvelope,
+                "slots hold \(keys.count) bytes, not \(GroupEnvelope.slotSize) for each of \(recipients.count) recipients"
+            )
+        }
+        let slots = recipients.enumerated().map { index, recipient in
+            let start = index * GroupEnvelope.slotSize
+            return GroupSlot(
+                recipient: recipient.token,
+                wrappedKey: Array(keys[start..<start + GroupEnvelope.slotSize])
+            )
+        }
+        return GroupSendRequest(body: body, slots: slots)
     }
 }
 

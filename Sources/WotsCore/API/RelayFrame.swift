@@ -16,6 +16,9 @@ public enum RelayFrame: Sendable, Hashable {
     /// An ephemeral message (a `send` with `ephemeral: true`, such as typing) passed on as it arrived: never stored,
     /// no `seq`, never acknowledged.
     case ephemeralMessage(receivedAt: Date, envelope: Envelope)
+    /// The caller's slot of an ephemeral group message (a `send_group` with `ephemeral: true`, such as group typing),
+    /// passed on as it arrived to a socket opened with `?groups=true`: never stored, no `seq`, never acknowledged.
+    case ephemeralGroupMessage(receivedAt: Date, body: GroupEnvelope, slot: [UInt8])
     /// The reply to an ephemeral `send`: nothing was stored; `delivered` sockets of the recipient were handed it.
     case ephemeralAccepted(ref: String?, id: UUID, delivered: Int)
     /// The reply to `ack`: the messages that were deleted now (messages not in the mailbox are left out).
@@ -31,7 +34,7 @@ public enum RelayFrame: Sendable, Hashable {
 extension RelayFrame: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, ref, token, seq, receivedAt, envelope, id, code, message, change, nickname, messages
-        case acknowledged, directory, ephemeral, delivered
+        case acknowledged, directory, ephemeral, delivered, body, slot
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,6 +55,12 @@ extension RelayFrame: Codable {
                     receivedAt: try container.decode(Date.self, forKey: .receivedAt),
                     envelope: try container.decode(Envelope.self, forKey: .envelope)
                 )
+            )
+        case "group_message" where try container.decodeIfPresent(Bool.self, forKey: .ephemeral) == true:
+            self = .ephemeralGroupMessage(
+                receivedAt: try container.decode(Date.self, forKey: .receivedAt),
+                body: try GroupEnvelope(serialized: try container.decodeBase64(forKey: .body)),
+                slot: try container.decodeBase64(forKey: .slot)
             )
         case "group_message":
             self = .groupMessage(try DeliveredGroupMessage(from: decoder))
@@ -115,6 +124,12 @@ extension RelayFrame: Codable {
             try container.encode(true, forKey: .ephemeral)
             try container.encode(receivedAt, forKey: .receivedAt)
             try container.encode(envelope, forKey: .envelope)
+        case .ephemeralGroupMessage(let receivedAt, let body, let slot):
+            try container.encode("group_message", forKey: .type)
+            try container.encode(true, forKey: .ephemeral)
+            try container.encode(receivedAt, forKey: .receivedAt)
+            try container.encodeBase64(body.serialized, forKey: .body)
+            try container.encodeBase64(slot, forKey: .slot)
         case .ephemeralAccepted(let ref, let id, let delivered):
             try container.encode("accepted", forKey: .type)
             try container.encodeIfPresent(ref, forKey: .ref)

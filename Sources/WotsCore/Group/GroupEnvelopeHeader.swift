@@ -62,6 +62,11 @@ public struct GroupEnvelopeHeader: Sendable, Hashable {
 
     public var sentAt: Date { Date(timeIntervalSince1970: Double(self.sentAtMilliseconds) / 1000) }
 
+    /// When the message disappears; nil for never.
+    public var expiresAt: Date? {
+        self.expiresAtMilliseconds == 0 ? nil : Date(timeIntervalSince1970: Double(self.expiresAtMilliseconds) / 1000)
+    }
+
     /// The recipient entry naming `token`, if any.
     public func recipient(_ token: Token) -> GroupRecipient? { self.recipients.first { $0.token == token } }
 

@@ -3,7 +3,7 @@
 /// JSON: `{"type":"group_update","action":ACTION,"state":STATE}` (SECURITY.md, "Membership chain").
 public struct GroupUpdate: Sendable, Hashable, Codable {
     public enum Action: String, Sendable, Hashable, Codable, CaseIterable {
-        case create, add, remove, leave, promote, rename
+        case create, add, remove, leave, promote, rename, rekey
     }
 
     public var action: Action

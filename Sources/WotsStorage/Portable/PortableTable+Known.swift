@@ -74,6 +74,15 @@ extension PortableTable {
             ]
         ),
         PortableTable(
+            "acknowledged_group_messages",
+            primaryKey: [PortableColumn("sender", .bytes), PortableColumn("message_id", .uuid)],
+            others: [
+                PortableColumn("received_at_ms", .milliseconds, postgresName: "received_at"),
+                PortableColumn("tag", .bytes),
+                PortableColumn("acknowledged_at_ms", .milliseconds, postgresName: "acknowledged_at"),
+            ]
+        ),
+        PortableTable(
             "account_suspensions",
             primaryKey: [PortableColumn("token", .bytes)],
             others: [PortableColumn("suspended_at_ms", .milliseconds, postgresName: "suspended_at")]
