@@ -37,6 +37,21 @@ extension MailboxPipeline {
         /// Whether this process recorded (`mailbox_numbering`) that it numbers messages before writing them.
         var numbering = Numbering.notRecorded
 
+        /// When the oldest item staged and not taken yet was staged.
+        var oldestStagedAt: ContinuousClock.Instant?
+
+        private mutating func enqueue(_ id: ItemID) {
+            if self.queue.isEmpty { self.oldestStagedAt = .now }
+            self.queue.append(id)
+        }
+
+        /// How long the writer should wait before taking a batch: until the oldest staged item is `delay` old, or at
+        /// once when a full batch is staged.
+        func wait(delay: Duration, fullBatch: Int) -> Duration {
+            guard self.queue.count < fullBatch, let oldest = self.oldestStagedAt else { return .zero }
+            return max(.zero, delay - (ContinuousClock.now - oldest))
+        }
+
         private mutating func makeID() -> ItemID {
             defer { self.nextID += 1 }
             return self.nextID
@@ -75,7 +90,7 @@ extension MailboxPipeline {
             self.counters[recipient] = counter
             self.items[id] = .append(staged)
             self.appendsByKey[staged.key] = id
-            self.queue.append(id)
+            self.enqueue(id)
             return .staged(staged.write, announce: staged.early)
         }
 
@@ -106,7 +121,7 @@ extension MailboxPipeline {
             self.items[id] = .acknowledgement(
                 StagedAcknowledgement(keys: unique, recipient: recipient, now: now, cancelled: cancelled, write: write)
             )
-            self.queue.append(id)
+            self.enqueue(id)
             return write
         }
 
@@ -119,13 +134,14 @@ extension MailboxPipeline {
             }
             let id = self.makeID()
             self.items[id] = .exclusive(exclusive)
-            self.queue.append(id)
+            self.enqueue(id)
         }
 
         /// Takes up to `maximum` staged items, oldest first, for one transaction.
         mutating func take(maximum: Int) -> [(ItemID, Taken)] {
             let ids = Array(self.queue.prefix(maximum))
             self.queue.removeFirst(ids.count)
+            self.oldestStagedAt = self.queue.isEmpty ? nil : .now
             return ids.compactMap { id in
                 switch self.items[id] {
                 case .append(var append):

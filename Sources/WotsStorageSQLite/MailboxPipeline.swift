@@ -25,9 +25,18 @@ final class MailboxPipeline: Sendable {
     static let reservedNumbers: Int64 = 16_384
     /// Most items one transaction writes.
     static let maximumBatch = 512
+    /// How long a staged item waits for others before its transaction starts (unless a full batch is staged): a
+    /// commit and its fsync cost the same for one item or hundreds, and a message acknowledged meanwhile is not
+    /// written at all. Delivery does not wait for it; only the sender's 202 does.
+    static let commitDelay: Duration = .milliseconds(2)
 
     unowned let database: SQLiteDatabase
     private let state = Mutex(State())
+    private let writer = DispatchQueue(label: "wots.sqlite.mailbox-writer")
+    /// Answers to callers, batch after batch, given in the task pool by one task (`answer`) so that the writer goes
+    /// on at once and the answers keep the order of the commits.
+    private let answers = AsyncStream.makeStream(of: [State.Settlement].self)
+    private let isAnswering = Mutex(false)
 
     init(database: SQLiteDatabase) {
         self.database = database
@@ -118,12 +127,19 @@ final class MailboxPipeline: Sendable {
     }
 
     private func commitInBackground() {
-        // The loop outlives any one caller: a transaction that started must finish and answer everyone in it.
-        Task { await self.commitWhileStaged() }
+        // On a thread of its own, not in the task pool: under load the pool's threads are busy with sockets, and
+        // every hop of a transaction through them (start, the writer's answer, the answers to its callers) would wait
+        // behind that work while nothing else can commit.
+        self.writer.async { self.commitWhileStaged() }
     }
 
-    private func commitWhileStaged() async {
+    private func commitWhileStaged() {
         while true {
+            let pause = self.state.withLock { $0.wait(delay: Self.commitDelay, fullBatch: Self.maximumBatch) }
+            if pause > .zero {
+                let (seconds, attoseconds) = pause.components
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+            }
             let taken = self.state.withLock { state -> ([(ItemID, Taken)], Numbering)? in
                 guard !state.queue.isEmpty else {
                     state.isCommitting = false
@@ -133,8 +149,10 @@ final class MailboxPipeline: Sendable {
             }
             guard let (batch, numbering) = taken else { return }
             let settlements: [State.Settlement]
+            let deadline = self.failAtDeadline(batch)
+            defer { deadline.cancel() }
             do {
-                let results = try await self.database.write("write \(batch.count) mailbox changes") { db in
+                let results = try self.database.writeNow("write \(batch.count) mailbox changes") { db in
                     var writer = BatchWriter(
                         db: db,
                         reservedNumbers: Self.reservedNumbers,
@@ -147,8 +165,42 @@ final class MailboxPipeline: Sendable {
             } catch {
                 settlements = self.state.withLock { $0.failed(batch, with: error) }
             }
-            for settle in settlements { settle() }
+            self.answer(settlements)
         }
+    }
+
+    private func answer(_ settlements: [State.Settlement]) {
+        guard !settlements.isEmpty else { return }
+        self.answers.continuation.yield(settlements)
+        let starts = self.isAnswering.withLock { isAnswering in
+            defer { isAnswering = true }
+            return !isAnswering
+        }
+        guard starts else { return }
+        // Lives as long as the pipeline, which lives as long as its database: one task for every answer ever given.
+        Task { [answers = self.answers.stream] in
+            for await settlements in answers {
+                for settle in settlements { settle() }
+            }
+        }
+    }
+
+    /// Refuses the batch's writes with `storage_unavailable` if its transaction has not ended within the operation
+    /// timeout, so callers are never held by a database that stopped answering; a transaction that commits later
+    /// finds them answered already, and since a failure makes every counter be read from the database again, what
+    /// it wrote is counted.
+    private func failAtDeadline(_ batch: [(ItemID, Taken)]) -> DispatchWorkItem {
+        let timeout = self.database.configuration.operationTimeout
+        let item = DispatchWorkItem { [self] in
+            let error = WotsError(
+                .storageUnavailable,
+                "the database did not write \(batch.count) mailbox changes within \(timeout)"
+            )
+            self.answer(self.state.withLock { $0.failed(batch, with: error) })
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+        return item
     }
 
     /// At a clean stop, once nothing is staged or being written: removes this process's `mailbox_numbering` record,

@@ -30,6 +30,20 @@ extension SQLiteDatabase {
         }
     }
 
+    /// Runs `updates` in a write transaction on the calling thread, which must not be one of the task pool's: it
+    /// waits for SQLite's one writer. Records the outcome in `health` and maps failures as `write` does.
+    func writeNow<T>(_ action: String, _ updates: (Database) throws -> T) throws -> T {
+        do {
+            let result = try self.pool.write(updates)
+            self.health.record(.success(()))
+            return result
+        } catch {
+            let mapped = Self.storageError(error, while: action)
+            self.health.record(.failure(mapped))
+            throw mapped
+        }
+    }
+
     private func access<T: Sendable>(_ action: String, _ body: @escaping @Sendable () async throws -> T) async throws
         -> T
     {

@@ -233,3 +233,33 @@ extension EarlyAcknowledgementTests {
         try database.close()
     }
 }
+
+extension EarlyAcknowledgementTests {
+    @Test func aWriteTheDatabaseDoesNotTakeWithinTheTimeoutFailsAndLaterWritesLand() async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = SQLiteDatabase.Configuration()
+        configuration.operationTimeout = .milliseconds(300)
+        let database = try await SQLiteDatabase(
+            path: folder.appendingPathComponent("relay.sqlite").path,
+            configuration: configuration
+        )
+        let mailboxes = SQLiteMailboxRepository(database: database)
+        let bob = TestValues.token()
+        let hold = await WriterHold(database)
+        let stuck = TestValues.envelope(from: TestValues.token(), to: bob)
+        await #expect(throws: WotsError(.storageUnavailable, "")) {
+            try await mailboxes.append(stuck, receivedAt: TestValues.time(), mailboxCapacity: 10)
+        }
+        try await hold.release()
+        let later = try await mailboxes.append(
+            TestValues.envelope(from: TestValues.token(), to: bob),
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 10
+        )
+        let retried = try await mailboxes.append(stuck, receivedAt: TestValues.time(), mailboxCapacity: 10)
+        #expect(retried.sequence != later.sequence, "the write that timed out may land late, never on a used number")
+        #expect(try await mailboxes.depth(of: bob) == 2)
+        try database.close()
+    }
+}
