@@ -137,9 +137,20 @@ extension MailboxPipeline {
             self.enqueue(id)
         }
 
-        /// Takes up to `maximum` staged items, oldest first, for one transaction.
-        mutating func take(maximum: Int) -> [(ItemID, Taken)] {
-            let ids = Array(self.queue.prefix(maximum))
+        /// Takes up to `maximum` staged items, oldest first, for one transaction, with at most
+        /// `maximumAcknowledged` keys to delete among them (unless the first item alone has more): a transaction's
+        /// write-ahead log must still fit when the disk is nearly full and acknowledgements are what frees it.
+        mutating func take(maximum: Int, maximumAcknowledged: Int) -> [(ItemID, Taken)] {
+            var ids: [ItemID] = []
+            var acknowledged = 0
+            for id in self.queue.prefix(maximum) {
+                if case .acknowledgement(let acknowledgement) = self.items[id] {
+                    let keys = acknowledgement.keys.count - acknowledgement.cancelled.count
+                    guard ids.isEmpty || acknowledged + keys <= maximumAcknowledged else { break }
+                    acknowledged += keys
+                }
+                ids.append(id)
+            }
             self.queue.removeFirst(ids.count)
             self.oldestStagedAt = self.queue.isEmpty ? nil : .now
             return ids.compactMap { id in

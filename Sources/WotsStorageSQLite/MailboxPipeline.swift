@@ -145,7 +145,13 @@ final class MailboxPipeline: Sendable {
                     state.isCommitting = false
                     return nil
                 }
-                return (state.take(maximum: Self.maximumBatch), state.numbering)
+                return (
+                    state.take(
+                        maximum: Self.maximumBatch,
+                        maximumAcknowledged: SQLiteMailboxRepository.acknowledgementsPerTransaction
+                    ),
+                    state.numbering
+                )
             }
             guard let (batch, numbering) = taken else { return }
             let settlements: [State.Settlement]
