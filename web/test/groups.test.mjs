@@ -4,7 +4,9 @@ import { before, describe, test } from 'node:test';
 import { toBase64 } from '../js/crypto/bytes.js';
 import { MessageContent } from '../js/content/message-content.js';
 import { GroupState } from '../js/crypto/group-state.js';
+import { sealGroupEnvelope } from '../js/crypto/group-envelope-sealing.js';
 import { Groups } from '../js/messenger/groups.js';
+import { Receiving } from '../js/messenger/receiving.js';
 import { readVector, vectorParty } from '../testing/tools.mjs';
 
 // Groups (messenger/groups.js) end to end in memory: three accounts with the group vector's keys, a relay that hands
@@ -247,6 +249,32 @@ describe('a group between three accounts', () => {
         const shown = 'alice: only for bob (missed 1 message from alice; recipients differ from the members: '
             + 'not sent to carol)';
         assert.ok((await bob.lines(id)).includes(shown), (await bob.lines(id)).join('\n'));
+    });
+
+    test('an ephemeral slot (group typing, no seq) shows as typing, is never acknowledged, takes no sequence', async () => {
+        const { alice, bob, carol } = world();
+        const id = await alice.groups.create('Crew', [bob.token, carol.token]);
+        const entry = await alice.groups.entry(id);
+        const { current } = entry.chain;
+        // As the CLI sends typing (schema/stream.md, rule 8): the sender's next sequence, not taken.
+        const { envelope, slots } = await sealGroupEnvelope({
+            plaintext: MessageContent.encode(MessageContent.typing('started')), sender: alice.token,
+            identity: alice.identity, groupID: current.id, membershipVersion: current.version,
+            membershipStateHash: await current.stateHash(), senderSequence: entry.nextSequence,
+            recipients: [bob, carol].map((member) => ({ token: member.token, publicKeys: member.identity.publicKeys })),
+        });
+        const slot = slots.find((each) => each.recipient.equals(bob.token));
+        const typing = [];
+        bob.addEventListener('group-typing', ({ detail }) => typing.push(detail));
+        const acknowledged = bob.acknowledged.length;
+        await new Receiving(bob).handle({ type: 'group_message', ephemeral: true, receivedAt: new Date().toISOString(),
+            body: toBase64(envelope.serialized), slot: toBase64(slot.wrappedKey) });
+        assert.deepEqual(typing, [{ group: id, member: String(alice.token), state: 'started' }]);
+        assert.equal(bob.acknowledged.length, acknowledged, 'never acknowledged: the relay stored nothing');
+        await alice.groups.sendText(id, 'sent after typing');
+        const lines = await bob.lines(id);
+        assert.ok(lines.includes('alice: sent after typing'), lines.join('\n'));
+        assert.ok(!lines.some((line) => line.startsWith('[refused]')), 'the typing did not take that sequence');
     });
 
     test('an unknown content type in a group is kept (shown as unsupported); a receipt is taken in silently', async () => {

@@ -19,6 +19,9 @@ import { GroupChain } from './group-chain.js';
 
 const silentInGroups = new Set(['receipt', 'typing', 'settings', 'profile', 'checkpoint']);
 
+/** How far from this clock a typing indicator's `sentAt` may be: the relay could hand an old one out again. */
+export const typingFreshness = 60_000;
+
 export class GroupReceiving {
     /** @param {import('./groups.js').Groups} groups */
     constructor(groups) {
@@ -99,6 +102,45 @@ export class GroupReceiving {
         await this.acknowledge(key);
         this.messenger.emit('group', id);
         this.messenger.emit('conversation', id);
+    }
+
+    /**
+     * Takes in one ephemeral `group_message` frame (schema/stream.md, rule 8: no `seq`): never acknowledged, never
+     * kept, never applied to the chain (it takes no sender sequence). It counts only as `typing`, only from a member of
+     * the state it names and of the current one whose key is pinned here (no directory lookup, no pinning for a typing
+     * indicator), and only when its `sentAt` is within a minute of this clock; anything else is dropped unseen.
+     * @returns {Promise<boolean>} whether it was shown (a `group-typing` event: `{group, member, state}`)
+     */
+    async receiveEphemeral(frame, now = Date.now()) {
+        let envelope;
+        try {
+            envelope = GroupEnvelope.fromSerialized(fromBase64(frame.body ?? ''));
+        } catch {
+            return false;
+        }
+        const { header } = envelope;
+        if (header.sender.equals(this.owner)) return false;
+        if (Math.abs(Number(header.sentAtMilliseconds) - now) > typingFreshness) return false;
+        const entry = await this.book.entry(header.groupID.hex);
+        if (!entry?.chain.isMember || !entry.chain.admitsEphemeral(header)) return false;
+        const contact = await this.messenger.store.contact(String(header.sender));
+        if (!contact?.publicKeys || contact.changedKeys || contact.fingerprint !== header.senderFingerprint.hex) {
+            return false;
+        }
+        let content;
+        try {
+            const opened = await openGroupEnvelope(envelope, {
+                slot: fromBase64(frame.slot ?? ''), recipient: this.owner, identity: this.messenger.identity,
+                senderKeys: PublicKeys.fromJSON(contact.publicKeys),
+            });
+            content = MessageContent.decode(opened.plaintext);
+        } catch {
+            return false;
+        }
+        // Typing is the only content that may come this way; a text that came ephemerally is dropped, never shown.
+        if (content.type !== 'typing') return false;
+        this.messenger.emit('group-typing', { group: entry.id, member: String(header.sender), state: content.state });
+        return true;
     }
 
     /** The sender's pinned keys, or null when the slot was held (a changed key) or dropped (an unknown key). */

@@ -274,9 +274,14 @@ export class Groups {
         }
     }
 
-    /** Takes in one `group_message` frame (group-receiving.js). */
+    /** Takes in one stored `group_message` frame (group-receiving.js). */
     receive(frame) {
         return this.receiving.receive(frame);
+    }
+
+    /** Takes in one ephemeral `group_message` frame (no `seq`): typing, or nothing (group-receiving.js). */
+    receiveEphemeral(frame) {
+        return this.receiving.receiveEphemeral(frame);
     }
 
     // Names
