@@ -21,7 +21,7 @@ export const MessageContentType = Object.freeze({
 });
 
 /** The actions of a `group_update` (SECURITY.md, "Membership chain"). */
-export const GroupUpdateAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename']);
+export const GroupUpdateAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename', 'rekey']);
 
 export const ReceiptStatus = Object.freeze({ delivered: 'delivered', read: 'read' });
 export const TypingState = Object.freeze({ started: 'started', stopped: 'stopped' });

@@ -114,7 +114,18 @@ export class GroupBook {
             return `${name(sender)} made ${names(promoted.map((member) => String(member.token)))} admin`;
         }
         case 'rename':
+            if (previous?.name === state.name) {
+                return `${name(sender)} set the avatar of ${state.name} to ${state.avatar ?? 'none'}`;
+            }
             return `${name(sender)} renamed ${previous?.name ?? 'the group'} to ${state.name}`;
+        case 'rekey': {
+            const recorded = state.members.filter((member) => {
+                const before = previous?.member(member.token);
+                return before ? !before.fingerprint.equals(member.fingerprint) : false;
+            }).map((member) => String(member.token));
+            if (recorded.length === 1 && recorded[0] === sender) return `${name(sender)} recorded a new key`;
+            return `${name(sender)} recorded the new key of ${names(recorded)}`;
+        }
         default:
             return `${name(sender)} changed the group`;
         }
