@@ -42,10 +42,13 @@ export const MessageContent = Object.freeze({
         return withTimer({ type: 'text', text: String(text) }, disappearAfter);
     },
 
-    /** @param {Array<{sender: string, id: string}>} messages 1–100 message keys */
-    receipt(status, messages) {
+    /**
+     * @param {Array<{sender: string, id: string}>} messages 1–100 message keys
+     * @param {{disappearAfter?: number}} [options] the conversation's timer, which the receipt carries (0: none)
+     */
+    receipt(status, messages, { disappearAfter = 0 } = {}) {
         const keys = messages.map(({ sender, id }) => ({ sender: String(sender), id }));
-        return { type: 'receipt', status, messages: keys };
+        return withTimer({ type: 'receipt', status, messages: keys }, disappearAfter);
     },
 
     typing(state) {

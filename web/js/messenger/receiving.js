@@ -175,10 +175,16 @@ export class Receiving {
         messenger.emit('conversation', contact.token);
     }
 
+    /**
+     * A receipt moves only messages this account sent to `peer` (its verified sender): a group message that went to
+     * that member (group-receipts.js), else one of the 1:1 conversation with it.
+     */
     async applyReceipt(peer, receipt) {
         const { messenger } = this;
-        for (const { sender, id } of receipt.messages) {
-            if (sender !== messenger.account.token) continue;
+        const mine = receipt.messages.filter(({ sender }) => sender === messenger.account.token);
+        const group = await messenger.groups.receipts.apply(peer, receipt.status, mine);
+        for (const { sender, id } of mine) {
+            if (group.has(`${sender}/${id}`.toLowerCase())) continue;
             const message = await messenger.store.message(peer, sender, id);
             if (!message || statusRank[message.status] >= statusRank[receipt.status]) continue;
             await messenger.store.saveMessage({ ...message, status: receipt.status });
