@@ -671,6 +671,14 @@ def group_scenario(alice, bob, carol, arguments, work, output):
         browser.wait(lambda: browser.group_has("carol added dave"), f"the add line at {browser.name}")
     check("a member the CLI adds shows in both browsers (\"carol added dave\"), after the browser made carol admin",
           True)
+    carol.run("group", "rename", "Web crew", "--avatar-preset", "dragon")
+    alice.wait(lambda: alice.group_has("carol set the avatar of Web crew to dragon")
+               and alice.finds(".chat-head svg[aria-label='group avatar: dragon']"), "the group avatar at alice")
+    bob.go("#home")
+    bob.wait(lambda: bob.finds("a[data-group='Web crew'] svg[aria-label='group avatar: dragon']"),
+             "the group avatar in bob's list")
+    bob.open_group("Web crew")
+    check("a preset group avatar the CLI sets shows in the browser's group header and conversation list", True)
     carol.run("group", "remove", "Web crew", "bob")
     bob.wait(lambda: bob.group_has("you were removed from Web crew by carol"), "the removal line at bob")
     bob.wait(lambda: bob.finds("[data-testid=not-member]:not([hidden])"), "the not-a-member banner")
