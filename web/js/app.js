@@ -9,7 +9,9 @@ import { registerView, restoreView } from './views/account-views.js';
 import { chatView } from './views/chat-view.js';
 import { ownAvatar } from './views/attachment-views.js';
 import { h, replace } from './views/dom.js';
-import { groupChatView, groupInfoView, newGroupView } from './views/group-views.js';
+import { groupChatView } from './views/group-chat-view.js';
+import { groupInfoView } from './views/group-info-view.js';
+import { newGroupView } from './views/group-views.js';
 import { conversationsView, directoryView } from './views/list-views.js';
 
 const app = {

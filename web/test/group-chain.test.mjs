@@ -169,7 +169,69 @@ describe('membership changes', () => {
     });
 });
 
+describe('recording keys (rekey)', () => {
+    const newKey = () => new Fingerprint(crypto.getRandomValues(new Uint8Array(32)));
+    /** The members with `person`'s recorded key replaced (and anything else `changes` says). */
+    const withKey = (state, person, fingerprint, changes = {}) => state.members.map((m) => (m.token.equals(person.token)
+        ? new GroupMember({ ...m, fingerprint, ...changes }) : m));
+
+    test('an admin records any member’s new key, a member its own; the line says whose', async () => {
+        const state = created();
+        const chain = await chainOf(carol, state);
+        const bobsKey = await next(state, { members: withKey(state, bob, newKey()) });
+        const first = await chain.receive({ action: 'rekey', state: bobsKey }, await updateHeader(alice, state, bobsKey));
+        assert.deepEqual(first.warnings, []);
+        assert.equal(GroupBook.describe('rekey', bobsKey, first.previous, String(alice.token), String(carol.token), nameOf),
+            'alice recorded the new key of bob');
+        const own = await next(bobsKey, { members: withKey(bobsKey, bob, newKey()) });
+        const second = await chain.receive({ action: 'rekey', state: own }, await updateHeader(bob, bobsKey, own));
+        assert.equal(GroupBook.describe('rekey', own, second.previous, String(bob.token), String(carol.token), nameOf),
+            'bob recorded a new key');
+        assert.ok(chain.current.member(bob.token).fingerprint.equals(own.member(bob.token).fingerprint));
+    });
+
+    test('a non-admin’s rekey of someone else, one that changes more than keys, or none, is refused', async () => {
+        const state = created();
+        const chain = await chainOf(carol, state);
+        const alicesKey = await next(state, { members: withKey(state, alice, newKey()) });
+        await assert.rejects(chain.receive({ action: 'rekey', state: alicesKey }, await updateHeader(bob, state, alicesKey)),
+            refusal('notAdmin'), 'bob may record only his own key');
+        const bobsNewKey = { members: withKey(state, bob, newKey()) };
+        const twoKeys = await next(state, { members: withKey(bobsNewKey, carol, newKey()) });
+        await assert.rejects(chain.receive({ action: 'rekey', state: twoKeys }, await updateHeader(bob, state, twoKeys)),
+            refusal('notAdmin'), 'his own and carol’s');
+        const renamed = await next(state, { name: 'Other', members: withKey(state, bob, newKey()) });
+        await assert.rejects(chain.receive({ action: 'rekey', state: renamed }, await updateHeader(alice, state, renamed)),
+            refusal('invalidChange'));
+        const promoted = await next(state, { members: withKey(state, bob, newKey(), { isAdmin: true }) });
+        await assert.rejects(chain.receive({ action: 'rekey', state: promoted }, await updateHeader(alice, state, promoted)),
+            refusal('invalidChange'));
+        const same = await next(state, {});
+        await assert.rejects(chain.receive({ action: 'rekey', state: same }, await updateHeader(alice, state, same)),
+            refusal('invalidChange'), 'a rekey records at least one new key');
+        const outsider = await next(state, { members: withKey(state, bob, newKey()) });
+        await assert.rejects(chain.receive({ action: 'rekey', state: outsider }, await updateHeader(dave, state, outsider)),
+            refusal('notMember'));
+        assert.equal(chain.current.version, 1, 'nothing applied');
+    });
+});
+
 describe('group messages', () => {
+    test('an ephemeral message (typing) is admitted without touching the sender sequence', async () => {
+        const state = created();
+        const chain = await chainOf(carol, state);
+        chain.admit(await header(bob, state, { sequence: 1 }));
+        assert.equal(chain.admitsEphemeral(await header(bob, state, { sequence: 2 })), true);
+        assert.equal(chain.lastSequence.get(String(bob.token)), 1);
+        assert.deepEqual(chain.admit(await header(bob, state, { sequence: 2 })), [], 'the next stored one uses it');
+        assert.equal(chain.admitsEphemeral(await header(dave, state)), false, 'not a member');
+        assert.equal(chain.admitsEphemeral(await header(bob, await next(state, { name: 'elsewhere' }))), false,
+            'a state never held');
+        const removed = await next(state, { members: state.members.filter((m) => !m.token.equals(bob.token)) });
+        await chain.receive({ action: 'remove', state: removed }, await updateHeader(alice, state, removed));
+        assert.equal(chain.admitsEphemeral(await header(bob, state)), false, 'removed since');
+    });
+
     test('a removed member’s messages are refused from its removal on', async () => {
         const state = created();
         const chain = await chainOf(carol, state);

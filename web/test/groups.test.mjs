@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { toBase64 } from '../js/crypto/bytes.js';
 import { MessageContent } from '../js/content/message-content.js';
 import { GroupState } from '../js/crypto/group-state.js';
-import { Groups } from '../js/messenger/groups.js';
+import { FakeMessenger, MemoryRelay } from '../testing/group-world.mjs';
 import { readVector, vectorParty } from '../testing/tools.mjs';
 
-// Groups (messenger/groups.js) end to end in memory: three accounts with the group vector's keys, a relay that hands
-// each slot to its recipient's queue, and a store without IndexedDB. What the browser test does with real relays and
-// the CLI, here with every refusal the chain makes visible.
+// Groups (messenger/groups.js) end to end in memory (testing/group-world.mjs): three accounts with the group vector's
+// keys, a relay that hands each slot to its recipient's receiving queue, and a store without IndexedDB. What the
+// browser test does with real relays and the CLI, here with every refusal the chain makes visible. Receipts, typing,
+// timers, files and key changes are group-content.test.mjs's and group-keys.test.mjs's.
 
 const vector = readVector('group-envelope-v1.json');
 let parties;
@@ -20,115 +20,6 @@ before(async () => {
         ...(await vectorParty(json)), nickname: ['alice', 'bob', 'carol'][index], json,
     })));
 });
-
-class MemoryStore {
-    constructor(directory) {
-        this.groupsKept = new Map();
-        this.messagesKept = new Map();
-        this.contactsKept = new Map();
-        this.directory = directory;
-    }
-    async group(id) { return structuredClone(this.groupsKept.get(id) ?? null); }
-    async saveGroup(id, record) { this.groupsKept.set(id, structuredClone(record)); }
-    async groups() { return [...this.groupsKept].map(([id, record]) => ({ id, ...structuredClone(record) })); }
-    async saveMessage(message) {
-        this.messagesKept.set(`${message.conversation}/${message.sender}/${message.id}`.toLowerCase(), structuredClone(message));
-    }
-    async message(conversation, sender, id) {
-        return this.messagesKept.get(`${conversation}/${sender}/${id}`.toLowerCase()) ?? null;
-    }
-    async messages(conversation) {
-        return [...this.messagesKept.values()].filter((m) => m.conversation === conversation);
-    }
-    async contact(token) { return this.contactsKept.get(token) ?? null; }
-    async contacts() { return [...this.contactsKept.values()]; }
-}
-
-/** The relay: a directory, and a mailbox per account whose slots are handed over at once (or dropped, when told). */
-class MemoryRelay {
-    constructor() {
-        this.accounts = new Map();
-        this.posted = 0;
-        this.drop = () => false;
-        this.seq = 0;
-    }
-    entry(token) {
-        const { party, publishedKeys } = this.accounts.get(String(token));
-        const publicKeys = publishedKeys ?? party.json.publicKeys;
-        const fingerprint = publishedKeys ? publishedKeys.fingerprint : party.json.fingerprint;
-        return { token: String(token), nickname: party.nickname, publicKeys, fingerprint };
-    }
-    async deliver({ body, slots }) {
-        this.posted += 1;
-        for (const slot of slots) {
-            const frame = { type: 'group_message', seq: ++this.seq, receivedAt: new Date().toISOString(),
-                body: toBase64(body), slot: toBase64(slot.wrappedKey) };
-            if (this.drop(String(slot.recipient))) continue;
-            await this.accounts.get(String(slot.recipient)).messenger.receive(frame);
-        }
-        return { id: 'x', recipients: slots.length };
-    }
-}
-
-/** Just what Groups uses of a Messenger and its ContactBook. */
-class FakeMessenger extends EventTarget {
-    constructor(party, relay) {
-        super();
-        this.token = party.token;
-        this.identity = party.identity;
-        this.account = { token: String(party.token), nickname: party.nickname, publicKeys: party.json.publicKeys };
-        this.store = new MemoryStore();
-        this.relay = {
-            sendGroup: (message) => relay.deliver(message),
-            entryByToken: async (token) => relay.entry(token),
-            groupMailbox: async () => ({ messages: [] }),
-        };
-        this.stream = { isReady: true };
-        this.acknowledged = [];
-        this.frames = [];
-        this.receiving = {
-            acknowledge: async (key) => this.acknowledged.push(key),
-            receive: (frame) => this.receive(frame),
-        };
-        const store = this.store;
-        this.contacts = {
-            async contact(token) {
-                return (await store.contact(token)) ?? this.pin(relay.entry(token));
-            },
-            async pin(entry) {
-                const contact = { ...entry, changedKeys: null, held: [] };
-                store.contactsKept.set(entry.token, contact);
-                return contact;
-            },
-            async recheck(contact) {
-                const entry = relay.entry(contact.token);
-                if (entry.fingerprint === contact.fingerprint) return contact;
-                const changed = { ...contact, changedKeys: entry };
-                store.contactsKept.set(contact.token, changed);
-                return changed;
-            },
-            async hold(contact, frame) {
-                store.contactsKept.set(contact.token, { ...contact, held: [...contact.held, frame] });
-            },
-        };
-        this.groups = new Groups(this);
-        this.queue = Promise.resolve();
-        relay.accounts.set(String(party.token), { party, messenger: this });
-    }
-    receive(frame) {
-        this.frames.push(frame);
-        this.queue = this.queue.then(() => this.groups.receive(frame));
-        return this.queue;
-    }
-    emit(type, detail) {
-        this.dispatchEvent(new globalThis.CustomEvent(type, { detail }));
-    }
-    async lines(id) {
-        return (await this.store.messages(id)).map((m) => (m.direction === 'note' ? `[${m.kind}] ${m.content.text}`
-            : `${m.direction === 'out' ? 'you' : this.groups.nameNow(m.sender)}: ${m.content.text}`
-                + (m.warnings?.length ? ` (${m.warnings.join('; ')})` : '')));
-    }
-}
 
 function world() {
     const relay = new MemoryRelay();
@@ -226,8 +117,8 @@ describe('a group between three accounts', () => {
         const { relay, alice, bob, carol } = world();
         const id = await alice.groups.create('Crew', [bob.token, carol.token]);
         const posted = relay.posted;
-        relay.accounts.get(String(carol.token)).publishedKeys = { ...vector.recipients[0].publicKeys,
-            fingerprint: vector.recipients[0].fingerprint };
+        relay.publish(carol.token, { publicKeys: vector.recipients[0].publicKeys,
+            fingerprint: vector.recipients[0].fingerprint });
         await assert.rejects(alice.groups.sendText(id, 'to a changed key?'), { code: 'key_changed' });
         assert.equal(relay.posted, posted, 'nothing was sealed or posted');
         assert.ok((await alice.store.contact(String(carol.token))).changedKeys, 'the change waits for the user');

@@ -83,6 +83,34 @@ describe('StreamClient (schema/stream.md)', () => {
         assert.equal(stream.isReady, false);
         stream.stop();
     });
+
+    test('send_group is always ephemeral: the body and every slot concatenated in order, as base64 (rule 8)', async () => {
+        const frames = [];
+        const stream = new StreamClient({ relay: fakeRelay(), onMessage: (frame) => frames.push(frame),
+            WebSocket: FakeSocket });
+        stream.start();
+        await settle();
+        const socket = FakeSocket.last;
+        socket.relay({ type: 'ready', ref: 'auth' });
+        const slots = [new Uint8Array(256).fill(1), new Uint8Array(256).fill(2)];
+        const pending = stream.sendGroupEphemeral({
+            body: Uint8Array.of(3, 0, 1), slots: slots.map((wrappedKey) => ({ wrappedKey })),
+        });
+        const sent = socket.sent.at(-1);
+        assert.deepEqual(Object.keys(sent).sort(), ['body', 'ephemeral', 'ref', 'slots', 'type']);
+        assert.equal(sent.type, 'send_group');
+        assert.equal(sent.ephemeral, true);
+        assert.equal(sent.body, 'AwAB');
+        const decoded = Buffer.from(sent.slots, 'base64');
+        assert.equal(decoded.length, 512);
+        assert.deepEqual([decoded[0], decoded[255], decoded[256], decoded[511]], [1, 1, 2, 2]);
+        socket.relay({ type: 'accepted', ref: sent.ref, id: 'x', ephemeral: true, delivered: 2 });
+        assert.equal((await pending).delivered, 2);
+        // An ephemeral group slot has no seq; it is handed on like any group_message (the messenger tells them apart).
+        socket.relay({ type: 'group_message', ephemeral: true, receivedAt: 'now', body: 'AA==', slot: 'AA==' });
+        assert.equal(frames.at(-1).ephemeral, true);
+        stream.stop();
+    });
 });
 
 describe('RelayClient (schema/openapi.yaml)', () => {

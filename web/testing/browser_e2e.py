@@ -5,8 +5,9 @@ wots-relay over loopback, beside the wots CLI from the same build.
 Checks: the served page's CSP and headers and that it has no inline script; two users register in two browser
 profiles and exchange messages live; sent/delivered/read marks and typing (when the relay takes envelope v2);
 browser -> CLI and CLI -> browser; a key change (the CLI user rotates) refused until accepted; a group of two
-browsers and a CLI user (messages all ways, the CLI adding and removing members, a removed browser member told so
-and sent nothing after); restore on a fresh profile. Screenshots go to OUTPUT (default .build/web-screenshots).
+browsers and a CLI user (messages all ways, receipts counted per member, the CLI's typing, a file from a browser to
+the CLI, the CLI adding and removing members, a removed browser member told so and sent nothing after); restore on a
+fresh profile. Screenshots go to OUTPUT (default .build/web-screenshots).
 
 Usage: browser_e2e.py --bin-path DIR [--output DIR]     (DIR holds wots-relay and wots)
 """
@@ -14,7 +15,9 @@ Usage: browser_e2e.py --bin-path DIR [--output DIR]     (DIR holds wots-relay an
 import argparse
 import json
 import os
+import pty
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -107,6 +110,44 @@ class CLI:
         if result.returncode != 0:
             raise SystemExit(f"wots {' '.join(arguments)} failed ({result.returncode}):\n{result.stderr}")
         return result.stdout
+
+    def terminal(self, *arguments):
+        """Runs `wots ARGUMENTS` on a pseudo-terminal (so `wots chat` reads key by key and sends typing)."""
+        return Terminal(self, arguments)
+
+
+class Terminal:
+    """A `wots` process on a pseudo-terminal: keys in, what it printed out (waited for, never slept on)."""
+
+    def __init__(self, cli, arguments):
+        self.master, slave = pty.openpty()
+        self.process = subprocess.Popen([cli.binary, *arguments], env=cli.env, stdin=slave, stdout=slave, stderr=slave,
+                                        close_fds=True)
+        os.close(slave)
+        self.output = b""
+
+    def wait_for(self, text, timeout=30):
+        deadline = time.monotonic() + timeout
+        while text.encode() not in self.output:
+            remaining = deadline - time.monotonic()
+            ready = select.select([self.master], [], [], max(0, remaining))[0] if remaining > 0 else []
+            if not ready:
+                raise SystemExit(f"FAIL: wots never printed {text!r}:\n{self.output.decode(errors='replace')[-2000:]}")
+            try:
+                self.output += os.read(self.master, 4096)
+            except OSError:  # the process ended: its terminal is gone
+                raise SystemExit(f"FAIL: wots ended before {text!r}:\n{self.output.decode(errors='replace')[-2000:]}")
+
+    def keys(self, text):
+        os.write(self.master, text.encode())
+
+    def close(self):
+        """Ctrl-D on an empty line ends the chat; the process must exit by itself."""
+        self.keys("\x04")
+        try:
+            self.process.wait(timeout=30)
+        finally:
+            os.close(self.master)
 
 
 class Browser:
@@ -202,11 +243,16 @@ class Browser:
         return [item["text"] for item in self.items()]
 
     def group_items(self):
-        """The group chat's lines: {kind: in/out/note…, sender, text} read in one script."""
+        """The group chat's lines: {kind: in/out/note…, sender, status, receipts, text} read in one script."""
         return self.driver.execute_script(
             "return [...document.querySelectorAll('.messages li')].map((li) => ({kind: li.className,"
-            " sender: li.dataset.sender || '', status: li.dataset.status || '',"
+            " sender: li.dataset.sender || '', status: li.dataset.status || '', receipts: li.dataset.receipts || '',"
             " text: (li.querySelector('.body') || li).textContent}))")
+
+    def group_receipts(self, text):
+        """How far the group message `text` this browser sent got (`✓✓ 2/3 · read 1/3`), or None."""
+        marks = [item["receipts"] for item in self.group_items() if item["kind"] == "out" and item["text"] == text]
+        return marks[-1] if marks else None
 
     def group_has(self, text, sender=None):
         return any(text in item["text"] and (sender is None or item["sender"] == sender) for item in self.group_items())
@@ -568,6 +614,46 @@ def group_scenario(alice, bob, carol, arguments, work, output):
                      f"the CLI's group message at {browser.name}")
     check("CLI → browsers: a group message the CLI sealed opens in both browsers, named by its sender", True)
 
+    # Receipts: bob's browser (its group chat open) stored and read alice's message; the CLI stored it (inbox --json
+    # sends no read receipts). Each member told alice alone, with a 1:1 receipt.
+    first = "hello crew, from alice's browser"
+    alice.wait(lambda: alice.group_receipts(first) == "✓✓ 2/2 · read 1/2", "receipts from both members at alice")
+    check("group receipts: the sender's browser counts each member's 1:1 receipt (✓✓ 2/2 · read 1/2)", True)
+
+    # Typing: the CLI's group chat on a terminal sends one ephemeral group envelope; both browsers show it.
+    chat = carol.terminal("chat", "--group", "Web crew")
+    chat.wait_for("chatting in Web crew")
+    chat.wait_for("connected to")
+    chat.keys("typed in the terminal")
+    for browser in (alice, bob):
+        browser.wait(lambda: "carol is typing" in browser.text("[data-testid=group-typing]"),
+                     f"carol's typing at {browser.name}")
+    check("the CLI's group typing (an ephemeral send_group frame, no seq) shows in both browsers", True)
+    chat.keys("\r")
+    alice.wait(lambda: alice.group_has("typed in the terminal", sender="carol"), "the line typed in the CLI chat")
+    alice.wait(lambda: "carol is typing" not in alice.text("[data-testid=group-typing]"), "typing stopped on send")
+    chat.close()
+    alice.find("textarea[name=message]").send_keys("the browser types too")
+    bob.wait(lambda: "alice is typing" in bob.text("[data-testid=group-typing]"), "alice's typing at bob")
+    alice.type("textarea[name=message]", "")
+    check("the browser's own group typing shows in the other browser", True)
+
+    # A file from the browser: uploaded once, for both members; the CLI member saves it byte for byte.
+    payload = os.urandom(100_000)
+    alice.attach(write_file(os.path.join(work, "files"), "crew-notes.bin", payload))
+    alice.wait(lambda: (alice.attachment("crew-notes.bin") or {}).get("status") in ("sent", "delivered", "read"),
+               "the group file sent")
+    bob.wait(lambda: (bob.attachment("crew-notes.bin") or {}).get("href"), "the group file at bob")
+    downloads = os.path.join(work, "group-downloads")
+    saved = [event.get("savedTo") for event in json.loads(carol.run("inbox", "--json", "--download-dir", downloads))
+             if event.get("savedTo")]
+    check("a file a browser sends to the group is uploaded once and the CLI member saves it byte for byte",
+          len(saved) == 1 and open(saved[0], "rb").read() == payload, repr(saved))
+    alice.wait(lambda: alice.driver.execute_script(
+        "const li = [...document.querySelectorAll('.messages li.out')].find((li) =>"
+        " li.querySelector('a.attachment-file[download=\"crew-notes.bin\"]'));"
+        "return li ? li.dataset.receipts : ''").startswith("✓✓ 2/2"), "the file's receipts")
+
     # alice (the admin) makes carol an admin in the browser; carol (CLI) then adds dave and removes bob.
     group_id = alice.driver.execute_script("return location.hash.split('/')[1]")
     alice.go(f"#group-info/{group_id}")
@@ -585,6 +671,14 @@ def group_scenario(alice, bob, carol, arguments, work, output):
         browser.wait(lambda: browser.group_has("carol added dave"), f"the add line at {browser.name}")
     check("a member the CLI adds shows in both browsers (\"carol added dave\"), after the browser made carol admin",
           True)
+    carol.run("group", "rename", "Web crew", "--avatar-preset", "dragon")
+    alice.wait(lambda: alice.group_has("carol set the avatar of Web crew to dragon")
+               and alice.finds(".chat-head svg[aria-label='group avatar: dragon']"), "the group avatar at alice")
+    bob.go("#home")
+    bob.wait(lambda: bob.finds("a[data-group='Web crew'] svg[aria-label='group avatar: dragon']"),
+             "the group avatar in bob's list")
+    bob.open_group("Web crew")
+    check("a preset group avatar the CLI sets shows in the browser's group header and conversation list", True)
     carol.run("group", "remove", "Web crew", "bob")
     bob.wait(lambda: bob.group_has("you were removed from Web crew by carol"), "the removal line at bob")
     bob.wait(lambda: bob.finds("[data-testid=not-member]:not([hidden])"), "the not-a-member banner")
@@ -594,7 +688,7 @@ def group_scenario(alice, bob, carol, arguments, work, output):
     bob.screenshot(output, "group-removed")
 
     alice.send("after bob was removed")
-    alice.wait(lambda: any(item["text"] == "after bob was removed" and item["status"] == "sent"
+    alice.wait(lambda: any(item["text"] == "after bob was removed" and item["status"] in ("sent", "delivered", "read")
                            for item in alice.group_items()), "the message after bob's removal sent")
     received = [entry.get("text") for entry in json.loads(dave.run("inbox", "--json"))]
     bob.driver.refresh()

@@ -21,7 +21,7 @@ export const MessageContentType = Object.freeze({
 });
 
 /** The actions of a `group_update` (SECURITY.md, "Membership chain"). */
-export const GroupUpdateAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename']);
+export const GroupUpdateAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename', 'rekey']);
 
 export const ReceiptStatus = Object.freeze({ delivered: 'delivered', read: 'read' });
 export const TypingState = Object.freeze({ started: 'started', stopped: 'stopped' });
@@ -42,10 +42,13 @@ export const MessageContent = Object.freeze({
         return withTimer({ type: 'text', text: String(text) }, disappearAfter);
     },
 
-    /** @param {Array<{sender: string, id: string}>} messages 1–100 message keys */
-    receipt(status, messages) {
+    /**
+     * @param {Array<{sender: string, id: string}>} messages 1–100 message keys
+     * @param {{disappearAfter?: number}} [options] the conversation's timer, which the receipt carries (0: none)
+     */
+    receipt(status, messages, { disappearAfter = 0 } = {}) {
         const keys = messages.map(({ sender, id }) => ({ sender: String(sender), id }));
-        return { type: 'receipt', status, messages: keys };
+        return withTimer({ type: 'receipt', status, messages: keys }, disappearAfter);
     },
 
     typing(state) {

@@ -1,9 +1,10 @@
 /**
  * Files and pictures through the relay's blob API, as WotsClient's `Messenger+Attachments`: a file is encrypted in
- * chunks under a fresh key (`AttachmentCipher`), uploaded as a blob only the peer may fetch, and announced in an
- * `attachment` message under the conversation's timer; a received one is downloaded, checked (size, digest, every
- * chunk's tag) and decrypted, then the blob is acknowledged. The decrypted bytes are kept in IndexedDB beside the
- * message (sealed by the `StorageKey`) and shown through object URLs this class hands out and revokes.
+ * chunks under a fresh key (`AttachmentCipher`), uploaded as a blob only the peer (or, for a group, every other
+ * member) may fetch, and announced in an `attachment` message under the conversation's timer; a received one is
+ * downloaded, checked (size, digest, every chunk's tag) and decrypted, then the blob is acknowledged. The decrypted
+ * bytes are kept in IndexedDB beside the message (sealed by the `StorageKey`) and shown through object URLs this
+ * class hands out and revokes.
  */
 
 import { AttachmentCipher } from '../content/attachment-cipher.js';
@@ -43,7 +44,7 @@ export class Attachments {
         // The message is dated before the upload, so a disappearing file's blob goes exactly when its message does.
         const sentAt = Date.now();
         const expiresAt = contact.disappearAfter ? sentAt + contact.disappearAfter * 1000 : undefined;
-        const fields = await this.upload(contact, bytes, { name, mediaType }, onProgress, expiresAt);
+        const fields = await this.upload([contact.token], bytes, { name, mediaType }, onProgress, expiresAt);
         const content = { type: 'attachment', ...fields };
         if (contact.disappearAfter) content.disappearAfter = contact.disappearAfter;
         const messageID = newMessageID();
@@ -52,10 +53,14 @@ export class Attachments {
         return messenger.sendContent(contact, content, { keep: true, messageID, sentAt });
     }
 
-    /** Encrypts `bytes` and uploads them for `contact`: the attachment fields a message carries. */
-    async upload(contact, bytes, { name, mediaType }, onProgress, expiresAt) {
+    /**
+     * Encrypts `bytes` and uploads them once for `recipients` (tokens: a peer, or every other member of a group), the
+     * only accounts the relay lets fetch the blob: the attachment fields a message carries.
+     */
+    async upload(recipients, bytes, { name, mediaType }, onProgress, expiresAt) {
         const sealed = await AttachmentCipher.seal(bytes);
-        const blob = await BlobTransfer.send(this.messenger.relay, sealed.blob, [contact.token], onProgress, expiresAt);
+        const blob = await BlobTransfer.send(this.messenger.relay, sealed.blob, recipients.map(String), onProgress,
+            expiresAt);
         return {
             blob, key: sealed.key, digest: sealed.digest, size: sealed.size, chunkSize: sealed.chunkSize,
             name: shortened(String(name)) || 'file', mediaType: shortened(mediaType || 'application/octet-stream'),

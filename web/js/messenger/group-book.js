@@ -1,9 +1,9 @@
 /**
  * The groups this account belongs to (or belonged to), as WotsClient's `GroupBook`: one record per group in the
  * LocalStore (`groups`, sealed under the storage key): the chain, this account's next sender sequence, the (sender,
- * id) of the group messages taken in (the newest 2,000: a replayed slot is dropped, never applied twice). A slot
- * signed by a sender's changed key waits with that contact, as 1:1 mail does. Also the sentences a membership change
- * and a warning are shown as.
+ * id) of the group messages taken in (the newest 2,000: a replayed slot is dropped, never applied twice), and the
+ * group's disappearing timer with the change that set it. A slot signed by a sender's changed key waits with that
+ * contact, as 1:1 mail does. Also the sentences a membership change, a timer and a warning are shown as.
  */
 
 import { GroupChain } from './group-chain.js';
@@ -18,7 +18,7 @@ export class GroupBook {
         this.writing = Promise.resolve();
     }
 
-    /** The group's entry `{id, chain, nextSequence, seen}`, or null when this account never joined it. */
+    /** The group's entry `{id, chain, nextSequence, seen, timer}`, or null when this account never joined it. */
     entry(id) {
         // The promise is kept, so two callers at once get the one object; a group not held is looked up again.
         if (!this.cache.has(id)) {
@@ -54,10 +54,15 @@ export class GroupBook {
         entry.seen = (entry.seen ?? []).slice(-seenKept);
         this.cache.set(entry.id, Promise.resolve(entry));
         const write = this.writing.then(() => this.store.saveGroup(entry.id, {
-            chain: entry.chain.toJSON(), nextSequence: entry.nextSequence, seen: entry.seen,
+            chain: entry.chain.toJSON(), nextSequence: entry.nextSequence, seen: entry.seen, timer: entry.timer ?? null,
         }));
         this.writing = write.catch(() => {});
         return write;
+    }
+
+    /** The group's disappearing timer in seconds (0 = off): `timer` `{disappearAfter, setAt, setBy}` of its entry. */
+    static timerOf(entry) {
+        return entry?.timer?.disappearAfter ?? 0;
     }
 
     /** Takes this account's next sender sequence in the group, kept before anything is sealed with it. */
@@ -114,10 +119,30 @@ export class GroupBook {
             return `${name(sender)} made ${names(promoted.map((member) => String(member.token)))} admin`;
         }
         case 'rename':
+            if (previous?.name === state.name) {
+                return `${name(sender)} set the avatar of ${state.name} to ${state.avatar ?? 'none'}`;
+            }
             return `${name(sender)} renamed ${previous?.name ?? 'the group'} to ${state.name}`;
+        case 'rekey': {
+            const recorded = state.members.filter((member) => {
+                const before = previous?.member(member.token);
+                return before ? !before.fingerprint.equals(member.fingerprint) : false;
+            }).map((member) => String(member.token));
+            if (recorded.length === 1 && recorded[0] === sender) return `${name(sender)} recorded a new key`;
+            return `${name(sender)} recorded the new key of ${names(recorded)}`;
+        }
         default:
             return `${name(sender)} changed the group`;
         }
+    }
+
+    /** A timer as lines say it: `off`, or `to 5 minutes` (the largest whole unit), as WotsClient's. */
+    static describeTimer(seconds) {
+        if (!seconds) return 'off';
+        const units = [[86_400, 'day'], [3_600, 'hour'], [60, 'minute'], [1, 'second']];
+        const [size, unit] = units.find(([unitSeconds]) => seconds % unitSeconds === 0);
+        const count = seconds / size;
+        return `to ${count} ${unit}${count === 1 ? '' : 's'}`;
     }
 
     /** The line a warning is shown as ("missed 2 messages from alice"). */
@@ -131,8 +156,12 @@ export class GroupBook {
             if (warning.missing.length > 0) parts.push(`not sent to ${warning.missing.map(name).join(', ')}`);
             return `recipients differ from the members: ${parts.join('; ')}`;
         }
-        case 'keyChanged':
-            return `${name(warning.member)}'s key is not the one the group recorded`;
+        case 'keyChanged': {
+            const who = name(warning.member);
+            if (who === 'you') return 'your key is not the one the group recorded: record it in group info';
+            return `${who}'s key is not the one the group recorded: compare the safety number in your chat with `
+                + `${who}; an admin records it in group info`;
+        }
         default:
             return 'warning';
         }

@@ -147,6 +147,19 @@ export class GroupChain {
         return warnings;
     }
 
+    /**
+     * Whether an ephemeral group message (typing) may be shown: it names this group and a state the owner held, and its
+     * sender is a member of that state and of the current one. Its sender sequence is neither checked nor recorded:
+     * an ephemeral message takes none (it carries the sender's next one without using it).
+     * @param {import('../crypto/group-envelope-header.js').GroupEnvelopeHeader} header its header
+     */
+    admitsEphemeral(header) {
+        if (!header.groupID.equals(this.current.id)) return false;
+        const named = this.held.get(toHex(header.membershipStateHash));
+        if (!named || BigInt(named.version) !== header.membershipVersion) return false;
+        return named.member(header.sender) !== null && this.current.member(header.sender) !== null;
+    }
+
     checkSequence(header) {
         const last = this.lastSequence.get(String(header.sender));
         if (last !== undefined && header.senderSequence <= BigInt(last)) {

@@ -1,9 +1,11 @@
 /**
  * Each `group_message` slot from the stream, as WotsClient's `Messenger+GroupInbox` and `GroupBook+Receiving`: open
  * it (the sender's key checked as for 1:1 mail: a changed key holds the slot, unacknowledged, until the user accepts
- * it), apply an update through the group's chain (or join by it), admit any other content, keep what is shown (a
- * membership change, a refusal or a warning as a line in the group's conversation), and acknowledge it by
- * (sender, id). Runs in the messenger's one receiving queue, one frame after the other.
+ * it), apply an update through the group's chain (or join by it), admit any other content (a text or a file kept
+ * and its sender told `delivered`, a timer change applied in order), keep what is shown (a membership change, a
+ * refusal or a warning as a line in the group's conversation), and acknowledge it by (sender, id). An ephemeral slot
+ * (typing) is never kept, applied or acknowledged. Runs in the messenger's one receiving queue, one frame after the
+ * other.
  */
 
 import { fromBase64 } from '../crypto/bytes.js';
@@ -17,7 +19,14 @@ import { MessageContent } from '../content/message-content.js';
 import { GroupBook } from './group-book.js';
 import { GroupChain } from './group-chain.js';
 
-const silentInGroups = new Set(['receipt', 'typing', 'settings', 'profile', 'checkpoint']);
+/**
+ * Content that shows nothing in a group: receipts travel 1:1 (group-receipts.js), typing counts only when it came
+ * ephemerally, profiles and checkpoints are 1:1 matters. Such a message still counts for its sender's sequence.
+ */
+const silentInGroups = new Set(['receipt', 'typing', 'profile', 'checkpoint']);
+
+/** How far from this clock a typing indicator's `sentAt` may be: the relay could hand an old one out again. */
+export const typingFreshness = 60_000;
 
 export class GroupReceiving {
     /** @param {import('./groups.js').Groups} groups */
@@ -101,6 +110,45 @@ export class GroupReceiving {
         this.messenger.emit('conversation', id);
     }
 
+    /**
+     * Takes in one ephemeral `group_message` frame (schema/stream.md, rule 8: no `seq`): never acknowledged, never
+     * kept, never applied to the chain (it takes no sender sequence). It counts only as `typing`, only from a member of
+     * the state it names and of the current one whose key is pinned here (no directory lookup, no pinning for a typing
+     * indicator), and only when its `sentAt` is within a minute of this clock; anything else is dropped unseen.
+     * @returns {Promise<boolean>} whether it was shown (a `group-typing` event: `{group, member, state}`)
+     */
+    async receiveEphemeral(frame, now = Date.now()) {
+        let envelope;
+        try {
+            envelope = GroupEnvelope.fromSerialized(fromBase64(frame.body ?? ''));
+        } catch {
+            return false;
+        }
+        const { header } = envelope;
+        if (header.sender.equals(this.owner)) return false;
+        if (Math.abs(Number(header.sentAtMilliseconds) - now) > typingFreshness) return false;
+        const entry = await this.book.entry(header.groupID.hex);
+        if (!entry?.chain.isMember || !entry.chain.admitsEphemeral(header)) return false;
+        const contact = await this.messenger.store.contact(String(header.sender));
+        if (!contact?.publicKeys || contact.changedKeys || contact.fingerprint !== header.senderFingerprint.hex) {
+            return false;
+        }
+        let content;
+        try {
+            const opened = await openGroupEnvelope(envelope, {
+                slot: fromBase64(frame.slot ?? ''), recipient: this.owner, identity: this.messenger.identity,
+                senderKeys: PublicKeys.fromJSON(contact.publicKeys),
+            });
+            content = MessageContent.decode(opened.plaintext);
+        } catch {
+            return false;
+        }
+        // Typing is the only content that may come this way; a text that came ephemerally is dropped, never shown.
+        if (content.type !== 'typing') return false;
+        this.messenger.emit('group-typing', { group: entry.id, member: String(header.sender), state: content.state });
+        return true;
+    }
+
     /** The sender's pinned keys, or null when the slot was held (a changed key) or dropped (an unknown key). */
     async senderKeys(header, frame, entry) {
         const sender = String(header.sender);
@@ -118,8 +166,11 @@ export class GroupReceiving {
         if (contact.changedKeys?.fingerprint === signedBy) {
             await contacts.hold(contact, frame);
             this.messenger.emit('contacts');
-            await this.note(entry, `a message from ${contact.nickname}, whose key changed, waits until you accept `
-                + 'the new key in your chat with them', 'warning', `held/${sender}/${header.messageID}`.toLowerCase());
+            // A member never pinned here is not trusted on first use with another key than the group recorded.
+            const why = contact.recordedOnly ? 'whose key is not the one the group recorded' : 'whose key changed';
+            await this.note(entry, `a message from ${contact.nickname}, ${why}, waits until you compare the safety `
+                + 'number in your chat with them and accept the key', 'warning',
+            `held/${sender}/${header.messageID}`.toLowerCase());
             return null;
         }
         return this.dropped(entry, header, `a message from ${contact.nickname} signed by a key the directory does not `
@@ -159,7 +210,7 @@ export class GroupReceiving {
                 const chain = await GroupChain.join(update, header, this.owner);
                 const id = update.state.id.hex;
                 const nextSequence = existing?.nextSequence ?? this.groups.pendingSequences?.get(id) ?? 1;
-                entry = { id, chain, nextSequence, seen: existing?.seen ?? [] };
+                entry = { id, chain, nextSequence, seen: existing?.seen ?? [], timer: existing?.timer ?? null };
             }
         } catch (refusal) {
             if (!existing) return null;
@@ -191,22 +242,42 @@ export class GroupReceiving {
             return entry;
         }
         await this.learnNames([header.sender]);
-        // Receipts, typing, timers, profiles and checkpoints in groups are not built here: such a message counts for
-        // its sender's sequence but shows nothing. Any other type but text is kept and shown as unsupported.
-        if (silentInGroups.has(content.type)) {
+        if (content.type === 'settings') await this.takeTimer(entry, header, content);
+        if (content.type === 'settings' || silentInGroups.has(content.type)) {
             await this.warn(entry, warnings, header);
             return entry;
         }
+        // A text, a file, or a type this page does not know (kept, shown as unsupported).
         const expiresAt = Number(header.expiresAtMilliseconds);
         const id = header.messageID.toLowerCase();
         const current = expiresAt === 0 || expiresAt > Date.now();
-        if (current && !(await this.messenger.store.message(entry.id, sender, id))) {
-            await this.messenger.store.saveMessage({
+        const { store } = this.messenger;
+        if (current && !(await store.message(entry.id, sender, id))) {
+            const message = {
                 conversation: entry.id, id, sender, direction: 'in', sentAt: Number(header.sentAtMilliseconds),
-                expiresAt, content, warnings: this.describeWarnings(warnings),
-            });
+                expiresAt, content, warnings: this.describeWarnings(warnings), read: false,
+            };
+            // The file is fetched once, from the one blob every member may read, and kept beside the message.
+            const fetched = content.type === 'attachment'
+                ? await this.messenger.receiving.fetchAttachment(message) : {};
+            await store.saveMessage({ ...message, ...fetched });
+            if (MessageContent.wantsReceipt(content)) await this.groups.receipts.confirmDelivered(sender, id);
         }
         return entry;
+    }
+
+    /**
+     * A member's timer change (`settings`, admitted like any group message): kept when it is later than the one the
+     * group has, by `sentAt` then the setter's token, so every member ends with the same timer whatever order changes
+     * crossed in. The line says who set it either way.
+     */
+    async takeTimer(entry, header, content) {
+        const sender = String(header.sender);
+        const seconds = content.disappearAfter;
+        const applied = await this.groups.applyTimer(entry, seconds, Number(header.sentAtMilliseconds), sender);
+        const line = `${this.nameNow(sender)} set disappearing messages ${GroupBook.describeTimer(seconds)}`;
+        await this.note(entry, applied ? line : `${line} (a later change is kept)`, 'membership',
+            `${sender}/${header.messageID}`.toLowerCase(), header);
     }
 
     describeWarnings(warnings) {

@@ -6,7 +6,7 @@
 
 import { GroupRefusal, GroupRefusalKind } from './group-refusal.js';
 
-export const GroupAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename']);
+export const GroupAction = Object.freeze(['create', 'add', 'remove', 'leave', 'promote', 'rename', 'rekey']);
 
 /**
  * @param {string} action one of `GroupAction`
@@ -22,6 +22,10 @@ export function checkTransition(action, current, next, sender) {
     }
     if (action === 'leave') {
         checkLeave(current, next, sender);
+        return;
+    }
+    if (action === 'rekey') {
+        checkRekey(current, next, sender);
         return;
     }
     if (!current.isAdmin(sender)) {
@@ -66,6 +70,35 @@ export function membersAfterLeaving(current, sender) {
     let heir = 0;
     for (let i = 1; i < rest.length; i++) if (rest[i].joinedAt < rest[heir].joinedAt) heir = i;
     return rest.map((member, index) => (index === heir ? member.withAdmin(true) : member));
+}
+
+/**
+ * `rekey`: one or more members' recorded key fingerprints changed and nothing else (names, avatar, members, roles and
+ * `joinedAt` as they were); an admin may record anyone's key, any other member only its own.
+ */
+function checkRekey(current, next, sender) {
+    if (current.member(sender) === null) {
+        throw new GroupRefusal(GroupRefusalKind.notMember,
+            `${sender} is not a member of group ${current.id} and cannot record keys`);
+    }
+    const unchanged = next.name === current.name && next.avatar === current.avatar
+        && next.members.length === current.members.length
+        && next.members.every((member, index) => {
+            const before = current.members[index];
+            return member.token.equals(before.token) && member.isAdmin === before.isAdmin
+                && member.joinedAt === before.joinedAt;
+        });
+    const rekeyed = unchanged
+        ? current.members.filter((member, index) => !member.fingerprint.equals(next.members[index].fingerprint))
+        : [];
+    if (rekeyed.length === 0) {
+        throw new GroupRefusal(GroupRefusalKind.invalidChange,
+            `group ${current.id} version ${next.version} is not version ${current.version} with only new keys`);
+    }
+    if (!current.isAdmin(sender) && !(rekeyed.length === 1 && rekeyed[0].token.equals(sender))) {
+        throw new GroupRefusal(GroupRefusalKind.notAdmin, `${sender} is not an admin of group ${current.id} version `
+            + `${current.version} and may record only its own key`);
+    }
 }
 
 function checkLeave(current, next, sender) {

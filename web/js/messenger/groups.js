@@ -1,22 +1,25 @@
 /**
- * Groups for the browser's account, as WotsClient's `Messenger+Groups`, `+GroupSending` and `+GroupChanges`: create
- * a group and change its membership (signed `group_update`s the admin applies only when the relay hands them back),
- * send text to the members (every member's published key checked against the pinned one first), and the names lines
- * use; group-receiving.js takes in each `group_message` slot. The messenger emits `group` (detail: the group id) when
- * a group changed, and `conversation` with the group id when its messages did.
+ * Groups for the browser's account, as WotsClient's `Messenger+Groups`, `+GroupChanges` and `+GroupKeys`: create a
+ * group and change its membership (signed `group_update`s the admin applies only when the relay hands them back), the
+ * group's disappearing timer, and the names lines use. What is sent is group-sending.js's, what arrives
+ * group-receiving.js's, receipts group-receipts.js's, keys group-keys.js's. The messenger emits `group` (detail: the
+ * group id) when a group changed, `conversation` with the group id when its messages did, and `group-typing`
+ * (`{group, member, state}`) when a member types.
  */
 
 import { toHex } from '../crypto/bytes.js';
-import { sealGroupEnvelope } from '../crypto/group-envelope-sealing.js';
 import { GroupID, GroupMember, GroupState } from '../crypto/group-state.js';
 import { Fingerprint } from '../crypto/fingerprint.js';
-import { PublicKeys } from '../crypto/keys.js';
 import { Token } from '../crypto/token.js';
 import { MessageContent } from '../content/message-content.js';
 import { RelayError } from '../protocol/relay-error.js';
 import { GroupBook } from './group-book.js';
+import { GroupKeys } from './group-keys.js';
+import { GroupReceipts } from './group-receipts.js';
 import { GroupReceiving } from './group-receiving.js';
+import { GroupSending } from './group-sending.js';
 import { checkTransition, membersAfterLeaving } from './group-transition.js';
+import { isLaterTimerChange } from './timer-order.js';
 
 /** How long a membership change waits for the relay to hand it back before reading the group mailbox itself. */
 const echoWait = 10_000;
@@ -27,7 +30,9 @@ export class Groups {
         this.messenger = messenger;
         this.book = new GroupBook(messenger.store);
         this.receiving = new GroupReceiving(this);
-        this.posting = Promise.resolve();
+        this.sending = new GroupSending(this);
+        this.receipts = new GroupReceipts(this);
+        this.keys = new GroupKeys(this);
         this.names = new Map();
     }
 
@@ -48,11 +53,12 @@ export class Groups {
 
     /**
      * Creates a group with this account as its admin and `tokens` as members (each pinned on first use; a changed
-     * key is refused). Resolves once the relay handed the `create` back and the group exists here.
+     * key is refused), with a preset avatar or none. Resolves once the relay handed the `create` back and the group
+     * exists here.
      * @returns {Promise<string>} the new group's id (32 hex digits)
      */
-    async create(name, tokens) {
-        const contacts = await this.checkedContacts(tokens);
+    async create(name, tokens, { avatar = null } = {}) {
+        const contacts = await this.sending.checkedContacts(tokens);
         const members = [
             new GroupMember({
                 token: this.owner, fingerprint: this.messenger.identity.fingerprint, isAdmin: true, joinedAt: 1,
@@ -62,7 +68,7 @@ export class Groups {
             })),
         ];
         const state = new GroupState({
-            id: GroupID.random(), version: 1, previous: GroupState.noPreviousState, name, members,
+            id: GroupID.random(), version: 1, previous: GroupState.noPreviousState, name, avatar, members,
         });
         refuseInput(() => state.validate());
         await this.publish('create', state, state);
@@ -70,7 +76,7 @@ export class Groups {
     }
 
     async add(id, tokens) {
-        const contacts = await this.checkedContacts(tokens);
+        const contacts = await this.sending.checkedContacts(tokens);
         return this.change(id, 'add', (current) => {
             const present = contacts.find((contact) => current.member(Token.parse(contact.token)));
             if (present) throw new RelayError('invalid_input', `${present.nickname} is a member already`);
@@ -101,18 +107,24 @@ export class Groups {
         });
     }
 
-    rename(id, name) {
-        return this.change(id, 'rename', (current) => current.members, name);
+    /** A new name, a new preset avatar (`null`: none), or both; `undefined` keeps what the group has. */
+    rename(id, name, avatar) {
+        return this.change(id, 'rename', (current) => current.members, { name, avatar });
+    }
+
+    /** Records members' keys in the group state (a `rekey`): group-keys.js. */
+    rekey(id, tokens = []) {
+        return this.keys.rekey(id, tokens);
     }
 
     /** Builds the next state, checks it as every member will (`checkTransition`), and publishes it. */
-    async change(id, action, members, name) {
+    async change(id, action, members, { name, avatar } = {}) {
         const entry = await this.book.entry(id);
         if (!entry?.chain.isMember) throw new RelayError('invalid_input', 'you are no longer a member of this group');
         const { current, currentHash } = entry.chain;
         const next = new GroupState({
             id: current.id, version: current.version + 1, previous: currentHash, name: name ?? current.name,
-            avatar: current.avatar, members: members(current),
+            avatar: avatar === undefined ? current.avatar : avatar, members: await members(current),
         });
         refuseInput(() => {
             next.validate();
@@ -161,101 +173,50 @@ export class Groups {
         return { done, cancel: () => clearTimeout(timer) };
     }
 
-    // Sending
+    // Sending (group-sending.js)
 
-    /** Sends `text` to every other member of the group as it stands now; kept in the group's conversation. */
-    async sendText(id, text) {
-        const entry = await this.book.entry(id);
-        const chain = entry?.chain;
-        if (!chain?.isMember) throw new RelayError('invalid_input', 'you are no longer a member of this group');
-        const recipients = chain.current.tokens.filter((token) => !token.equals(this.owner));
-        if (recipients.length === 0) throw new RelayError('invalid_input', 'you are the only member; nothing was sent');
-        const content = MessageContent.text(text);
-        const record = {
-            conversation: id, id: crypto.randomUUID().toLowerCase(), sender: String(this.owner), direction: 'out',
-            sentAt: Date.now(), expiresAt: 0, content, status: 'sending',
-        };
-        await this.messenger.store.saveMessage(record);
-        this.messenger.emit('conversation', id);
-        try {
-            await this.post(content, chain.current, recipients, { messageID: record.id, sentAt: record.sentAt });
-            record.status = 'sent';
-        } catch (failure) {
-            record.status = 'failed';
-            throw failure;
-        } finally {
-            await this.messenger.store.saveMessage(record);
-            this.messenger.emit('conversation', id);
-        }
-        return record;
+    /** Sends `text` to every other member under the group's timer; kept in the group's conversation. */
+    sendText(id, text) {
+        return this.sending.sendText(id, text);
     }
 
-    /**
-     * Seals `content` under the state `named` for `recipients` (this account's own keys from the account, every other
-     * member's pinned keys after checking the directory still publishes them) with the next sender sequence, and
-     * posts it. Posts run one after the other, each waiting for the relay's answer to the one before: the relay then
-     * stores this account's group messages in the order of their sender sequences, as members expect them (a lower
-     * sequence after a higher one is refused as a replay).
-     * @throws {RelayError} `key_changed` naming the member, or the relay's refusal
-     */
+    /** Uploads a file once for every other member and announces it (`{name, mediaType, bytes}`). */
+    sendAttachment(id, file, onProgress) {
+        return this.sending.sendAttachment(id, file, onProgress);
+    }
+
+    /** Sets the group's disappearing timer (seconds, 0 = off) for every member. */
+    setTimer(id, seconds) {
+        return this.sending.setTimer(id, seconds);
+    }
+
+    /** Tells the other members this side started or stopped typing (ephemeral; a lost one is harmless). */
+    sendTyping(id, state) {
+        return this.sending.sendTyping(id, state);
+    }
+
+    /** Seals `content` under the state `named` for `recipients` and posts it (group-sending.js). */
     post(content, named, recipients, options = {}) {
-        const posted = this.posting.then(() => this.sealAndPost(content, named, recipients, options));
-        this.posting = posted.catch(() => {});
-        return posted;
+        return this.sending.post(content, named, recipients, options);
     }
 
-    async sealAndPost(content, named, recipients, { messageID, sentAt = Date.now() }) {
-        const others = recipients.filter((token) => !token.equals(this.owner));
-        const contacts = await this.checkedContacts(others);
-        const keys = contacts.map((contact) => ({
-            token: Token.parse(contact.token), publicKeys: PublicKeys.fromJSON(contact.publicKeys),
-        }));
-        if (others.length !== recipients.length) {
-            keys.push({ token: this.owner, publicKeys: PublicKeys.fromJSON(this.messenger.account.publicKeys) });
-        }
-        const senderSequence = await this.takeSequence(named.id.hex);
-        const { envelope, slots } = await sealGroupEnvelope({
-            plaintext: MessageContent.encode(content),
-            messageID,
-            sentAt,
-            sender: this.owner,
-            identity: this.messenger.identity,
-            groupID: named.id,
-            membershipVersion: named.version,
-            membershipStateHash: await named.stateHash(),
-            senderSequence,
-            recipients: keys,
-        });
-        return this.messenger.relay.sendGroup({ body: envelope.serialized, slots });
+    get pendingSequences() {
+        return this.sending.pendingSequences;
     }
+
+    // The group's disappearing timer: the latest change by its `sentAt`, then by its setter's token (timer-order.js).
 
     /**
-     * This account's next sender sequence in the group. A group being created is not in the book before the relay
-     * hands its `create` back: its sequences are counted here until then, and the book starts after them.
+     * Makes `seconds` the group's timer if this change is later than the one kept.
+     * @returns {Promise<boolean>} whether it was applied
      */
-    async takeSequence(id) {
-        if (await this.book.entry(id)) return this.book.takeSequence(id);
-        this.pendingSequences ??= new Map();
-        const next = this.pendingSequences.get(id) ?? 1;
-        this.pendingSequences.set(id, next + 1);
-        return next;
-    }
-
-    /**
-     * The pinned contacts of `tokens`, each checked against the directory first: a member whose published key is not
-     * the pinned one is refused (`key_changed`) until the user accepts the new key in their chat.
-     */
-    async checkedContacts(tokens) {
-        const { contacts } = this.messenger;
-        const checked = await Promise.all(tokens.map(async (token) =>
-            contacts.recheck(await contacts.contact(String(token)))));
-        const changed = checked.find((contact) => contact.changedKeys);
-        if (changed) {
-            this.messenger.emit('contacts');
-            throw new RelayError('key_changed', `${changed.nickname}'s key changed: compare the new safety number in `
-                + 'your chat with them and accept it first; nothing was sent to the group');
-        }
-        return checked;
+    async applyTimer(entry, seconds, setAt, setBy) {
+        const kept = { timerSetAt: entry.timer?.setAt, timerSetBy: entry.timer?.setBy };
+        if (!isLaterTimerChange(kept, setAt, setBy)) return false;
+        entry.timer = { disappearAfter: seconds, setAt, setBy };
+        await this.book.save(entry);
+        this.messenger.emit('group', entry.id);
+        return true;
     }
 
     // Receiving
@@ -274,9 +235,14 @@ export class Groups {
         }
     }
 
-    /** Takes in one `group_message` frame (group-receiving.js). */
+    /** Takes in one stored `group_message` frame (group-receiving.js). */
     receive(frame) {
         return this.receiving.receive(frame);
+    }
+
+    /** Takes in one ephemeral `group_message` frame (no `seq`): typing, or nothing (group-receiving.js). */
+    receiveEphemeral(frame) {
+        return this.receiving.receiveEphemeral(frame);
     }
 
     // Names
@@ -318,4 +284,3 @@ function refuseInput(check) {
         throw new RelayError('invalid_input', error.message);
     }
 }
-

@@ -2,7 +2,8 @@
  * The browser's Wots account, as WotsClient's `Messenger` (account.js makes one: load, register, restore):
  * conversations over the stream. Events (an `EventTarget`): `conversation` (detail: the peer's
  * token, or a group's id) when a conversation's messages changed, `typing` ({peer, state}), `contacts` when a contact
- * changed (a key change waiting), `stream` ({state}), `group` (detail: the group's id) when a group changed.
+ * changed (a key change waiting), `stream` ({state}), `group` (detail: the group's id) when a group changed,
+ * `group-typing` ({group, member, state}) when a group member types.
  * Groups are in groups.js (`messenger.groups`).
  */
 
@@ -31,7 +32,10 @@ export class Messenger extends EventTarget {
         this.account = account;
         this.identity = identity;
         this.token = Token.parse(account.token);
-        this.contacts = new ContactBook(store, relay);
+        // No trust on first use inside a group: a member is pinned only with the key its group recorded.
+        this.contacts = new ContactBook(store, relay, {
+            recordedKeys: (token) => this.groups.keys.recordedFingerprints(token),
+        });
         this.receiving = new Receiving(this);
         this.attachments = new Attachments(this);
         this.groups = new Groups(this);
@@ -123,7 +127,7 @@ export class Messenger extends EventTarget {
             let profile = { preset: avatar.preset };
             if (avatar.image) {
                 const bytes = fromBase64(avatar.image);
-                const image = await this.attachments.upload(contact, bytes,
+                const image = await this.attachments.upload([contact.token], bytes,
                     { name: 'avatar', mediaType: AvatarImage.mediaType(bytes) });
                 profile = { image };
             }
@@ -176,13 +180,19 @@ export class Messenger extends EventTarget {
         this.emit('typing-support', { supported: this.typingSupported });
     }
 
+    /**
+     * Receipts for `messages` (1:1 ones, or group messages of `peer`'s: never both in one call) to `peer` alone, under
+     * the 1:1 conversation's timer, at most 100 per envelope.
+     */
     async sendReceipt(peer, status, messages) {
         if (this.sendVersion < 2 || messages.length === 0) return;
         const contact = await this.contacts.contact(peer);
         if (contact.changedKeys) return;
+        const disappearAfter = contact.disappearAfter ?? 0;
         for (let start = 0; start < messages.length; start += MessageContent.maximumReceiptMessages) {
             const batch = messages.slice(start, start + MessageContent.maximumReceiptMessages);
-            await this.sendContent(contact, MessageContent.receipt(status, batch), { keep: false }).catch(() => {});
+            const content = MessageContent.receipt(status, batch, { disappearAfter });
+            await this.sendContent(contact, content, { keep: false }).catch(() => {});
         }
     }
 

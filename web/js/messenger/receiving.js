@@ -3,7 +3,8 @@
  * read the typed content, keep it, acknowledge it, answer with a `delivered` receipt; receipts update the marks of
  * sent messages, settings change the conversation's timer, typing only comes ephemerally (v2-spec §2–3). Mail
  * signed by a changed key is held, unacknowledged, until the user accepts the key. `group_message` frames (group
- * slots) go to groups.js, in the same one-at-a-time order.
+ * slots) go to groups.js, in the same one-at-a-time order; an ephemeral one (group typing, no `seq`) is never
+ * acknowledged.
  */
 
 import { Envelope } from '../crypto/envelope.js';
@@ -33,7 +34,9 @@ export class Receiving {
     async handle(frame) {
         const { messenger } = this;
         if (frame.type === 'group_message') {
-            await messenger.groups.receive(frame);
+            // An ephemeral slot (group typing) has no `seq`: it is never stored, so never acknowledged or applied.
+            if (frame.ephemeral === true) await messenger.groups.receiveEphemeral(frame);
+            else await messenger.groups.receive(frame);
             return;
         }
         const ephemeral = frame.ephemeral === true;
@@ -172,10 +175,16 @@ export class Receiving {
         messenger.emit('conversation', contact.token);
     }
 
+    /**
+     * A receipt moves only messages this account sent to `peer` (its verified sender): a group message that went to
+     * that member (group-receipts.js), else one of the 1:1 conversation with it.
+     */
     async applyReceipt(peer, receipt) {
         const { messenger } = this;
-        for (const { sender, id } of receipt.messages) {
-            if (sender !== messenger.account.token) continue;
+        const mine = receipt.messages.filter(({ sender }) => sender === messenger.account.token);
+        const group = await messenger.groups.receipts.apply(peer, receipt.status, mine);
+        for (const { sender, id } of mine) {
+            if (group.has(`${sender}/${id}`.toLowerCase())) continue;
             const message = await messenger.store.message(peer, sender, id);
             if (!message || statusRank[message.status] >= statusRank[receipt.status]) continue;
             await messenger.store.saveMessage({ ...message, status: receipt.status });

@@ -2,10 +2,12 @@
  * The live stream `GET /v1/stream` (schema/stream.md), named as WotsClient's `StreamClient`: a WebSocket that logs
  * in with an `auth` frame (a browser cannot set the upgrade's Authorization header), gets `ready`, then receives
  * `message` frames (and, opened with `?groups=true`, `group_message` frames: the slots of group messages, in one
- * sequence order with them) and sends `send`/`ack` frames whose replies come back by `ref`. It reconnects with a
- * growing, jittered pause, except after `account_suspended`; the relay sends again whatever was not acknowledged.
+ * sequence order with them) and sends `send`, `send_group` (ephemeral) and `ack` frames whose replies come back by
+ * `ref`. It reconnects with a growing, jittered pause, except after `account_suspended`; the relay sends again
+ * whatever was not acknowledged.
  */
 
+import { concatBytes, toBase64 } from '../crypto/bytes.js';
 import { RelayError } from './relay-error.js';
 
 export class StreamClient {
@@ -75,6 +77,16 @@ export class StreamClient {
     /** `send`: an envelope (JSON form); `ephemeral` for typing (never stored by the relay). */
     send(envelope, { ephemeral = false } = {}) {
         return this.request(ephemeral ? { type: 'send', envelope, ephemeral: true } : { type: 'send', envelope });
+    }
+
+    /**
+     * `send_group`, always ephemeral (group typing, rule 8): a group envelope's body and every recipient's slot,
+     * concatenated in the header's order, as standard base64. The relay never stores it.
+     * @param {{body: Uint8Array, slots: Array<{wrappedKey: Uint8Array}>}} message slots in header order
+     */
+    sendGroupEphemeral({ body, slots }) {
+        const keys = concatBytes(...slots.map((slot) => slot.wrappedKey));
+        return this.request({ type: 'send_group', ephemeral: true, body: toBase64(body), slots: toBase64(keys) });
     }
 
     /** `ack` of message keys `{sender, id}`. */

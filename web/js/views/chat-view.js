@@ -5,6 +5,7 @@
  */
 
 import { MessageContent } from '../content/message-content.js';
+import { TypingThrottle } from '../messenger/typing-throttle.js';
 import { describe } from './account-views.js';
 import { attachmentBody, contactAvatar } from './attachment-views.js';
 import { field, formatTime, h, replace } from './dom.js';
@@ -12,7 +13,8 @@ import { safetyNumberQR } from './qr-code.js';
 
 const marks = { sending: '…', sent: '✓', delivered: '✓✓', read: '✓✓ read', failed: 'not sent' };
 const markNames = { sending: 'sending', sent: 'sent', delivered: 'delivered', read: 'read', failed: 'not sent' };
-const timers = [
+/** The disappearing timers a chat offers, in seconds (the group chat offers the same). */
+export const timerChoices = [
     [0, 'Off'], [5, '5 seconds'], [30, '30 seconds'], [300, '5 minutes'], [3600, '1 hour'], [86400, '1 day'],
     [604800, '1 week'],
 ];
@@ -44,7 +46,7 @@ export async function chatView(app, peer) {
     const uploading = h('div', { class: 'field uploading', hidden: true }, uploadLabel, upload);
     const avatarSlot = h('span', { class: 'avatar-slot' });
     const timer = h('select', { name: 'timer' },
-        timers.map(([seconds, name]) => h('option', { value: String(seconds) }, name)));
+        timerChoices.map(([seconds, name]) => h('option', { value: String(seconds) }, name)));
     timer.value = String(contact.disappearAfter ?? 0);
     timer.disabled = messenger.sendVersion < 2;
 
@@ -64,11 +66,17 @@ export async function chatView(app, peer) {
         }
         if (contact.changedKeys) {
             const changed = (await messenger.safetyNumber(contact, { changed: true })).toString();
+            // A member first met in a group whose published key is not the one the group recorded is not trusted on
+            // first use: the same check as a changed key.
+            const [heading, why] = contact.recordedOnly
+                ? [`${contact.nickname}'s key is not the one your group recorded`,
+                    'The group\'s admin saw another key for them. Messages cannot be sent or opened until you accept '
+                    + 'this one. It may be a new device or a restored account — or someone in between.']
+                : [`${contact.nickname}'s key changed`, 'Messages cannot be sent or opened until you accept the new '
+                    + 'key. It may be a new device or a restored account — or someone in between.'];
             replace(banner,
-                h('h3', {}, `${contact.nickname}'s key changed`),
-                h('p', {}, 'Messages cannot be sent or opened until you accept the new key. It may be a new '
-                    + 'device or a restored account — or someone in between. Compare the new safety number with '
-                    + 'them (in person or on a call) first.'),
+                h('h3', {}, heading),
+                h('p', {}, `${why} Compare the new safety number with them (in person or on a call) first.`),
                 h('p', { class: 'safety-number', dataset: { testid: 'new-safety-number' } }, changed),
                 h('button', { type: 'button', class: 'danger', onclick: accept }, 'I compared it: accept the new key'));
             banner.hidden = false;
@@ -87,20 +95,16 @@ export async function chatView(app, peer) {
         await refresh();
         text.focus();
     };
-    let typingTimer = null;
-    let typingSent = false;
+    // One `started` per 3 s while keys come, `stopped` after 5 s without one or on send (as the CLI).
+    const throttle = new TypingThrottle();
     const stopTyping = () => {
-        clearTimeout(typingTimer);
-        if (typingSent) messenger.sendTyping(peer, 'stopped');
-        typingSent = false;
+        if (throttle.sent()) messenger.sendTyping(peer, 'stopped');
     };
+    const typingTick = setInterval(() => {
+        if (throttle.tick(Date.now())) messenger.sendTyping(peer, 'stopped');
+    }, 1000);
     text.addEventListener('input', () => {
-        if (!typingSent && text.value) {
-            typingSent = true;
-            messenger.sendTyping(peer, 'started');
-        }
-        clearTimeout(typingTimer);
-        typingTimer = setTimeout(stopTyping, 4000);
+        if (text.value && throttle.keystroke(Date.now())) messenger.sendTyping(peer, 'started');
     });
     text.addEventListener('keydown', (event) => {
         if (event.key === 'Enter' && !event.shiftKey) {
@@ -189,6 +193,7 @@ export async function chatView(app, peer) {
     text.focus();
     return () => {
         stopTyping();
+        clearInterval(typingTick);
         messenger.removeEventListener('conversation', onConversation);
         messenger.removeEventListener('contacts', onContacts);
         messenger.removeEventListener('typing', onTyping);
