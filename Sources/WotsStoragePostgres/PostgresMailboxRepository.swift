@@ -17,12 +17,23 @@ public struct PostgresMailboxRepository: MailboxRepository {
 
     let database: PostgresDatabase
     private let appends: GroupCommitQueue<MailboxAppend, MailboxReceipt>
+    private let acknowledgements: GroupCommitQueue<Acknowledgement, [MessageKey]>
+
+    /// One `acknowledge` call's arguments.
+    struct Acknowledgement: Sendable {
+        var keys: [MessageKey]
+        var recipient: Token
+        var now: Date
+    }
 
     /// - Parameter database: the migrated database to use.
     public init(database: PostgresDatabase) {
         self.database = database
         self.appends = GroupCommitQueue(deadline: database.configuration.operationTimeout) { appends in
             try await Self.store(appends, in: database)
+        }
+        self.acknowledgements = GroupCommitQueue(deadline: database.configuration.operationTimeout) { requests in
+            try await Self.acknowledge(requests, in: database)
         }
     }
 
@@ -71,17 +82,9 @@ public struct PostgresMailboxRepository: MailboxRepository {
     public func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
         -> PendingWrite<[MessageKey]>
     {
-        // Deletions commute with each other, and a message is acknowledged only after its commit announced it, so
-        // acknowledgements need no place in the appends' order.
-        let write = PendingWrite<[MessageKey]>()
-        Task {
-            do {
-                write.settle(.success(try await self.acknowledge(keys, for: recipient, at: now)))
-            } catch {
-                write.settle(.failure(error))
-            }
-        }
-        return write
+        // Group-committed like appends: a stream hands over acknowledgements without waiting for each, and one
+        // transaction per acknowledgement would take a pooled connection each.
+        self.acknowledgements.enqueue(Acknowledgement(keys: keys, recipient: recipient, now: now))
     }
 
     public func append(
@@ -158,42 +161,78 @@ public struct PostgresMailboxRepository: MailboxRepository {
     @discardableResult
     public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
         guard !keys.isEmpty else { return [] }
+        return try await self.acknowledgements.submit(Acknowledgement(keys: keys, recipient: recipient, now: now))
+    }
+
+    /// Acknowledgements in one transaction, recipient by recipient in byte order (as appends lock counters, so two
+    /// relays never wait on each other in a circle); one outcome per request, in the order given.
+    private static func acknowledge(
+        _ requests: [Acknowledgement],
+        in database: PostgresDatabase
+    ) async throws -> [Result<[MessageKey], WotsError>] {
+        let order = requests.indices.sorted {
+            requests[$0].recipient.bytes.lexicographicallyPrecedes(requests[$1].recipient.bytes)
+        }
+        let deleted = try await database.transaction("acknowledge messages") { connection in
+            var deleted: [Int: [MessageKey]] = [:]
+            for index in order {
+                let request = requests[index]
+                deleted[index] = try await Self.acknowledge(
+                    request.keys,
+                    for: request.recipient,
+                    at: request.now,
+                    on: connection,
+                    logger: database.queryLogger
+                )
+            }
+            return deleted
+        }
+        return requests.indices.map { index in
+            let removed = Set(deleted[index] ?? [])
+            var reported = Set<MessageKey>()
+            return .success(requests[index].keys.filter { removed.contains($0) && reported.insert($0).inserted })
+        }
+    }
+
+    private static func acknowledge(
+        _ keys: [MessageKey],
+        for recipient: Token,
+        at now: Date,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [MessageKey] {
+        guard !keys.isEmpty else { return [] }
         let recipientBytes = Data(recipient.bytes)
         let senders = keys.map { ByteBuffer(bytes: $0.sender.bytes) }
         let ids = keys.map(\.id)
-        let deleted = try await self.database.transaction("acknowledge messages") { connection in
-            try await connection.query(
-                """
-                WITH wanted AS (
-                    SELECT DISTINCT sender, message_id FROM unnest(\(senders)::bytea[], \(ids)::uuid[]) AS w(sender, message_id)
-                ), deleted AS (
-                    DELETE FROM mailbox_messages AS m USING wanted AS w
-                    WHERE m.sender = w.sender AND m.message_id = w.message_id AND m.recipient = \(recipientBytes)
-                    RETURNING m.sender, m.message_id, m.sequence, m.received_at, m.envelope
-                ), remembered AS (
-                    INSERT INTO acknowledged_messages
-                        (sender, message_id, recipient, sequence, received_at, tag, acknowledged_at)
-                    SELECT sender, message_id, \(recipientBytes), sequence, received_at,
-                        wots_acknowledgement_tag(envelope), \(now)
-                    FROM deleted
-                    ON CONFLICT (sender, message_id) DO NOTHING
-                ), updated AS (
-                    UPDATE mailbox_counters
-                    SET depth = depth - (SELECT count(*) FROM deleted),
-                        bytes = bytes - (SELECT sum(octet_length(envelope)) FROM deleted)
-                    WHERE recipient = \(recipientBytes) AND EXISTS (SELECT FROM deleted)
-                )
-                SELECT sender, message_id FROM deleted
-                """,
-                logger: self.database.queryLogger
-            ).collect().map { row in
-                let (sender, id) = try row.decode((Data, UUID).self)
-                return MessageKey(sender: try Token(bytes: Array(sender)), id: id)
-            }
+        return try await connection.query(
+            """
+            WITH wanted AS (
+                SELECT DISTINCT sender, message_id FROM unnest(\(senders)::bytea[], \(ids)::uuid[]) AS w(sender, message_id)
+            ), deleted AS (
+                DELETE FROM mailbox_messages AS m USING wanted AS w
+                WHERE m.sender = w.sender AND m.message_id = w.message_id AND m.recipient = \(recipientBytes)
+                RETURNING m.sender, m.message_id, m.sequence, m.received_at, m.envelope
+            ), remembered AS (
+                INSERT INTO acknowledged_messages
+                    (sender, message_id, recipient, sequence, received_at, tag, acknowledged_at)
+                SELECT sender, message_id, \(recipientBytes), sequence, received_at,
+                    wots_acknowledgement_tag(envelope), \(now)
+                FROM deleted
+                ON CONFLICT (sender, message_id) DO NOTHING
+            ), updated AS (
+                UPDATE mailbox_counters
+                SET depth = depth - (SELECT count(*) FROM deleted),
+                    bytes = bytes - (SELECT sum(octet_length(envelope)) FROM deleted)
+                WHERE recipient = \(recipientBytes) AND EXISTS (SELECT FROM deleted)
+            )
+            SELECT sender, message_id FROM deleted
+            """,
+            logger: logger
+        ).collect().map { row in
+            let (sender, id) = try row.decode((Data, UUID).self)
+            return MessageKey(sender: try Token(bytes: Array(sender)), id: id)
         }
-        let removed = Set(deleted)
-        var reported = Set<MessageKey>()
-        return keys.filter { removed.contains($0) && reported.insert($0).inserted }
     }
 
     public func depth(of recipient: Token) async throws -> Int {
