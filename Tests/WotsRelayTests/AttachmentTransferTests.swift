@@ -22,7 +22,7 @@ import WotsTesting
         var database: String
         var folder: URL
         /// Runs SQL on the relay's database, as an attacker with access to it would.
-        var tamper: @Sendable (String) throws -> Void
+        var tamper: @Sendable (String) async throws -> Void
     }
 
     func withRelay(
@@ -51,31 +51,34 @@ import WotsTesting
             logFile: folder.appendingPathComponent("relay.log"),
             extraArguments: arguments
         )
-        let tamper: @Sendable (String) throws -> Void = { sql in
+        let tamper: @Sendable (String) async throws -> Void = { sql in
             switch backend {
-            case .sqlite: try Self.run(["sqlite3", "\(folder.path)/relay.sqlite", sql])
-            case .postgres: try Self.run(["psql", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
+            case .sqlite: try await Self.run(["sqlite3", "\(folder.path)/relay.sqlite", sql])
+            case .postgres: try await Self.run(["psql", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
             }
         }
         do {
             try await body(World(relay: relay, database: database, folder: folder, tamper: tamper))
         } catch {
-            _ = relay.terminate()
+            _ = await relay.terminate()
             try? await postgres?.drop()
             throw error
         }
-        _ = relay.terminate()
+        _ = await relay.terminate()
         try await postgres?.drop()
     }
 
-    static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProcessError(description: "\(arguments[0]) failed with status \(process.terminationStatus)")
+    static func run(_ arguments: [String]) async throws {
+        let status = try await offThePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        guard status == 0 else {
+            throw ProcessError(description: "\(arguments[0]) failed with status \(status)")
         }
     }
 
@@ -155,9 +158,9 @@ import WotsTesting
             try await sender.uploadBlob(download.blob, from: blobFile)
             switch backend {
             case .sqlite:
-                try world.tamper("UPDATE blob_chunks SET data = randomblob(length(data)) WHERE chunk_offset = 0")
+                try await world.tamper("UPDATE blob_chunks SET data = randomblob(length(data)) WHERE chunk_offset = 0")
             case .postgres:
-                try world.tamper("UPDATE blob_chunks SET data = set_byte(data, 100, get_byte(data, 100) # 1)")
+                try await world.tamper("UPDATE blob_chunks SET data = set_byte(data, 100, get_byte(data, 100) # 1)")
             }
 
             let downloads = world.folder.appendingPathComponent("downloads")
@@ -187,25 +190,30 @@ import WotsTesting
                 try await sender.uploadChunk(Array(blob[chunk..<(2 * chunk)]), to: download.blob, at: Int64(chunk))
                     == Int64(2 * chunk)
             )
-            world.relay.kill9()
+            await world.relay.kill9()
 
             let restarted = try await RelayProcess.start(
                 database: world.database,
                 logFile: world.folder.appendingPathComponent("restarted.log")
             )
-            defer { _ = restarted.terminate() }
-            let resumed = try await self.client(alice, at: restarted)
-            let offset = try await resumed.blobOffset(download.blob)
-            #expect(offset.offset == Int64(2 * chunk) && offset.length == Int64(blob.count))
-            await #expect(throws: WotsError(.blobOffsetMismatch, "")) {
-                _ = try await resumed.uploadChunk(Array(blob[..<chunk]), to: download.blob, at: 0)
-            }
-            try await resumed.uploadBlob(download.blob, from: blobFile)
+            do {
+                let resumed = try await self.client(alice, at: restarted)
+                let offset = try await resumed.blobOffset(download.blob)
+                #expect(offset.offset == Int64(2 * chunk) && offset.length == Int64(blob.count))
+                await #expect(throws: WotsError(.blobOffsetMismatch, "")) {
+                    _ = try await resumed.uploadChunk(Array(blob[..<chunk]), to: download.blob, at: 0)
+                }
+                try await resumed.uploadBlob(download.blob, from: blobFile)
 
-            let recipient = try await self.client(bob, at: restarted)
-            let saved = try await AttachmentSaver(folder: world.folder.appendingPathComponent("downloads"))
-                .save(download, from: recipient)
-            #expect(Array(try Data(contentsOf: saved)) == plaintext)
+                let recipient = try await self.client(bob, at: restarted)
+                let saved = try await AttachmentSaver(folder: world.folder.appendingPathComponent("downloads"))
+                    .save(download, from: recipient)
+                #expect(Array(try Data(contentsOf: saved)) == plaintext)
+            } catch {
+                _ = await restarted.terminate()
+                throw error
+            }
+            _ = await restarted.terminate()
         }
     }
 

@@ -49,29 +49,41 @@ final class RelayProcess: Sendable {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logFile)
         try process.run()
+        let reader = output.fileHandleForReading
+        let (port, seen) = await offThePool { Self.readPort(from: reader) }
+        guard let port else {
+            process.terminate()
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            throw ProcessError(description: "wots-relay did not start: \(seen) \(log)")
+        }
+        return RelayProcess(process: process, port: port, logFile: logFile)
+    }
+
+    /// Reads the relay's output until it names its port, for at most 30 seconds; the port (nil when it never came)
+    /// and what was read. Blocking: run it off the task pool.
+    private static func readPort(from output: FileHandle) -> (Int?, String) {
         let deadline = ContinuousClock.now + .seconds(30)
         var seen = Data()
         while ContinuousClock.now < deadline {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             seen.append(chunk)
             let text = String(decoding: seen, as: UTF8.self)
             if let range = text.range(of: #"listening on http://[0-9.]+:(\d+)"#, options: .regularExpression) {
-                let port = Int(text[range].split(separator: ":").last!)!
-                return RelayProcess(process: process, port: port, logFile: logFile)
+                return (Int(text[range].split(separator: ":").last!)!, text)
             }
         }
-        process.terminate()
-        let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-        throw ProcessError(description: "wots-relay did not start: \(String(decoding: seen, as: UTF8.self)) \(log)")
+        return (nil, String(decoding: seen, as: UTF8.self))
     }
 
     var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
-    func kill9() {
-        self.process.withLock { process in
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+    func kill9() async {
+        await offThePool {
+            self.process.withLock { process in
+                Foundation.kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
         }
     }
 
@@ -91,11 +103,13 @@ final class RelayProcess: Sendable {
     }
 
     /// Sends SIGTERM and returns the exit status.
-    func terminate() -> Int32 {
-        self.process.withLock { process in
-            process.terminate()
-            process.waitUntilExit()
-            return process.terminationStatus
+    func terminate() async -> Int32 {
+        await offThePool {
+            self.process.withLock { process in
+                process.terminate()
+                process.waitUntilExit()
+                return process.terminationStatus
+            }
         }
     }
 

@@ -54,7 +54,7 @@ extension RelayProcessTests {
         for message in await recipient.messages(phaseTwo.count) {
             seen[message.envelope.header.messageID] = message.seq
         }
-        first.kill9()
+        await first.kill9()
         let acceptedBeforeKill = await self.acceptedIDs(on: sender, count: phaseTwo.count, timeout: .seconds(1))
         await sender.close()
         await recipient.close()
@@ -84,7 +84,7 @@ extension RelayProcessTests {
         #expect(sent == 202)
         let receipt = try WireCoding.makeDecoder().decode(SendReceipt.self, from: receiptData)
         #expect(receipt.seq > seen.values.max() ?? 0, "no number handed out before the crash is given again")
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     /// The ids of the next `count` `accepted` frames (fewer when the socket closes or goes quiet for `timeout`).

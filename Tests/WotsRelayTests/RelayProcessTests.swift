@@ -96,7 +96,7 @@ import WotsTesting
             }
         }
         while accepted.withLock({ $0.count }) < 40 { try await Task.sleep(for: .milliseconds(5)) }
-        first.kill9()
+        await first.kill9()
         await sender.value
         let acknowledged = accepted.withLock { $0 }
         #expect(acknowledged.count >= 40)
@@ -126,7 +126,7 @@ import WotsTesting
         }
         #expect(Set(delivered).count == delivered.count, "the relay stored a message twice")
         #expect(acknowledged.isSubset(of: Set(delivered)), "a message that got 202 was lost")
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     @Test func sigtermStopsTheRelayCleanly() async throws {
@@ -138,7 +138,7 @@ import WotsTesting
         )
         let (status, _) = try await relay.request("/healthz")
         #expect(status == 200)
-        #expect(relay.terminate() == 0)
+        #expect(await relay.terminate() == 0)
     }
 
     @Test func sighupWithoutTLSLeavesTheRelayRunning() async throws {
@@ -153,7 +153,7 @@ import WotsTesting
         #expect(try await relay.waitForLog(containing: "SIGHUP: nothing to reload"))
         let (status, _) = try await relay.request("/healthz")
         #expect(status == 200)
-        #expect(relay.terminate() == 0)
+        #expect(await relay.terminate() == 0)
     }
 
     @Test func systemdHearsReadyOnceTheRelayServesAndStoppingOnSigterm() async throws {
@@ -170,7 +170,7 @@ import WotsTesting
         #expect(try listener.receive(within: .seconds(30)) == "READY=1")
         let (status, _) = try await relay.request("/readyz")
         #expect(status == 200)
-        #expect(relay.terminate() == 0)
+        #expect(await relay.terminate() == 0)
         #expect(try listener.receive(within: .seconds(5)) == "STOPPING=1")
     }
 
@@ -192,8 +192,8 @@ import WotsTesting
             logFile: folder.appendingPathComponent("b.log")
         )
         try await body(nodeA, nodeB)
-        #expect(nodeA.terminate() == 0)
-        #expect(nodeB.terminate() == 0)
+        #expect(await nodeA.terminate() == 0)
+        #expect(await nodeB.terminate() == 0)
         try await database.drop()
     }
 

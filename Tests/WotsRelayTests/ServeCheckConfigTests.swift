@@ -14,7 +14,11 @@ import Testing
         }
     }
 
-    func run(_ arguments: [String], environment: [String: String]) throws -> Outcome {
+    func run(_ arguments: [String], environment: [String: String]) async throws -> Outcome {
+        try await offThePool { try Self.runBlocking(arguments, environment: environment) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Outcome {
         let process = Process()
         process.executableURL = RelayProcess.binary
         process.arguments = arguments
@@ -40,10 +44,10 @@ import Testing
         return url
     }
 
-    @Test func anOptionOfServeIsTakenFromTheEnvironmentAndShownWithItsSource() throws {
+    @Test func anOptionOfServeIsTakenFromTheEnvironmentAndShownWithItsSource() async throws {
         let file = try self.configFile("# operator's file\nWOTS_SEND_RATE=3\nWOTS_PORT=8443\n")
         defer { try? FileManager.default.removeItem(at: file) }
-        let outcome = try self.run(
+        let outcome = try await self.run(
             ["serve", "--check-config", "--config", file.path, "--port", "9443"],
             environment: [
                 "WOTS_SEND_RATE": "7.5",
@@ -62,18 +66,18 @@ import Testing
         #expect(!outcome.output.contains("hunter2") && !outcome.errors.contains("hunter2"))
     }
 
-    @Test func aValueFromTheFileIsCheckedAsTheFlagIs() throws {
+    @Test func aValueFromTheFileIsCheckedAsTheFlagIs() async throws {
         let file = try self.configFile("WOTS_SEND_RATE=fast\n")
         defer { try? FileManager.default.removeItem(at: file) }
-        let outcome = try self.run(["serve", "--check-config", "--config", file.path], environment: [:])
+        let outcome = try await self.run(["serve", "--check-config", "--config", file.path], environment: [:])
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("send-rate"), "\(outcome.errors)")
     }
 
-    @Test func anUnknownKeyInTheFileStopsTheRelayNamingKeyAndLine() throws {
+    @Test func anUnknownKeyInTheFileStopsTheRelayNamingKeyAndLine() async throws {
         let file = try self.configFile("WOTS_PORT=8443\nWOTS_SEND_RAET=5\n")
         defer { try? FileManager.default.removeItem(at: file) }
-        let outcome = try self.run(["serve", "--config", file.path], environment: [:])
+        let outcome = try await self.run(["serve", "--config", file.path], environment: [:])
         #expect(outcome.status == 1)
         #expect(
             outcome.errors == "wots-relay: \(file.path):2: WOTS_SEND_RAET is not a serve setting "

@@ -8,7 +8,7 @@ struct TemporaryPostgresDatabase: Sendable {
 
     static func create(baseURL: String) async throws -> TemporaryPostgresDatabase {
         let name = "wots_relay_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try Self.psql(baseURL, "CREATE DATABASE \(name)")
+        try await Self.psql(baseURL, "CREATE DATABASE \(name)")
         guard let slash = baseURL.range(of: "/", options: .backwards) else {
             throw ProcessError(description: "\(baseURL) has no database path")
         }
@@ -16,17 +16,20 @@ struct TemporaryPostgresDatabase: Sendable {
     }
 
     func drop() async throws {
-        try Self.psql(self.serverURL, "DROP DATABASE IF EXISTS \(self.name) WITH (FORCE)")
+        try await Self.psql(self.serverURL, "DROP DATABASE IF EXISTS \(self.name) WITH (FORCE)")
     }
 
-    private static func psql(_ url: String, _ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProcessError(description: "psql \(command) failed with status \(process.terminationStatus)")
+    private static func psql(_ url: String, _ command: String) async throws {
+        let status = try await offThePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        guard status == 0 else {
+            throw ProcessError(description: "psql \(command) failed with status \(status)")
         }
     }
 }
