@@ -208,7 +208,14 @@ extension EarlyAcknowledgementTests {
     func manyConcurrentSendsAndReadsAllFinish() async throws {
         let folder = try SQLiteTestBackend.makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("relay.sqlite").path)
+        // A deadlock never ends; a loaded test process can take seconds to resume a read, so only the time limit
+        // judges.
+        var configuration = SQLiteDatabase.Configuration()
+        configuration.operationTimeout = .seconds(50)
+        let database = try await SQLiteDatabase(
+            path: folder.appendingPathComponent("relay.sqlite").path,
+            configuration: configuration
+        )
         let mailboxes = SQLiteMailboxRepository(database: database)
         let recipients = (0..<8).map { _ in TestValues.token() }
         let sent = try await withThrowingTaskGroup(of: Int.self) { group in
