@@ -25,6 +25,9 @@ final class MailboxPipeline: Sendable {
     static let reservedNumbers: Int64 = 16_384
     /// Most items one transaction writes.
     static let maximumBatch = 512
+    /// Most acknowledged messages one transaction deletes while the disk has `roomAboveReserve` beyond the reserve.
+    static let maximumAcknowledgedWithRoom = 2_000
+    static let roomAboveReserve: Int64 = 256 << 20
     /// How long a staged item waits for others before its transaction starts (unless a full batch is staged): a
     /// commit and its fsync cost the same for one item or hundreds, and a message acknowledged meanwhile is not
     /// written at all. Delivery does not wait for it; only the sender's 202 does.
@@ -140,16 +143,14 @@ final class MailboxPipeline: Sendable {
                 let (seconds, attoseconds) = pause.components
                 Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
             }
+            let acknowledgementLimit = self.acknowledgementLimit()
             let taken = self.state.withLock { state -> ([(ItemID, Taken)], Numbering)? in
                 guard !state.queue.isEmpty else {
                     state.isCommitting = false
                     return nil
                 }
                 return (
-                    state.take(
-                        maximum: Self.maximumBatch,
-                        maximumAcknowledged: SQLiteMailboxRepository.acknowledgementsPerTransaction
-                    ),
+                    state.take(maximum: Self.maximumBatch, maximumAcknowledged: acknowledgementLimit),
                     state.numbering
                 )
             }
@@ -173,6 +174,16 @@ final class MailboxPipeline: Sendable {
             }
             self.answer(settlements)
         }
+    }
+
+    /// Most acknowledged messages the next transaction deletes: few near the free-space reserve, where the write-ahead
+    /// log of a big deletion must still fit on the disk; many elsewhere, so a mailbox drains with fewer fsyncs.
+    private func acknowledgementLimit() -> Int {
+        let roomy = self.database.configuration.minimumFreeSpace + Self.roomAboveReserve
+        guard let free = self.database.space.freeBytes(freshBelow: roomy), free >= roomy else {
+            return SQLiteMailboxRepository.acknowledgementsPerTransaction
+        }
+        return Self.maximumAcknowledgedWithRoom
     }
 
     private func answer(_ settlements: [State.Settlement]) {

@@ -10,7 +10,8 @@ public import WotsStorage
 /// they were made, those that arrive while a transaction is being written share the next one (and its fsync), and a
 /// recipient's messages are numbered, and visible to readers, before their commit.
 public struct SQLiteMailboxRepository: MailboxRepository {
-    /// Most messages one transaction deletes.
+    /// Most messages one acknowledgement request stages at once, and one transaction deletes near the free-space
+    /// reserve (`MailboxPipeline.acknowledgementLimit`).
     static let acknowledgementsPerTransaction = 100
 
     let database: SQLiteDatabase
