@@ -164,75 +164,102 @@ public struct PostgresMailboxRepository: MailboxRepository {
         return try await self.acknowledgements.submit(Acknowledgement(keys: keys, recipient: recipient, now: now))
     }
 
-    /// Acknowledgements in one transaction, recipient by recipient in byte order (as appends lock counters, so two
-    /// relays never wait on each other in a circle); one outcome per request, in the order given.
+    /// Acknowledgements in one transaction of two statements, however many: the counters of their recipients are
+    /// locked first, in byte order (as appends lock them, so two relays never wait on each other in a circle), then
+    /// every key is deleted, remembered and counted in one statement. A statement per acknowledgement made a stream of
+    /// one acknowledgement per message hold the counters for as many round trips while appends waited for them.
+    /// - Returns: one outcome per request, in the order given; a key asked for twice is reported to the first asker.
     private static func acknowledge(
         _ requests: [Acknowledgement],
         in database: PostgresDatabase
     ) async throws -> [Result<[MessageKey], WotsError>] {
-        let order = requests.indices.sorted {
-            requests[$0].recipient.bytes.lexicographicallyPrecedes(requests[$1].recipient.bytes)
-        }
-        let deleted = try await database.transaction("acknowledge messages") { connection in
-            var deleted: [Int: [MessageKey]] = [:]
-            for index in order {
-                let request = requests[index]
-                deleted[index] = try await Self.acknowledge(
-                    request.keys,
-                    for: request.recipient,
-                    at: request.now,
-                    on: connection,
-                    logger: database.queryLogger
-                )
+        var wanted: [(recipient: Token, key: MessageKey)] = []
+        var seen = Set<AcknowledgedKey>()
+        for request in requests {
+            for key in request.keys where seen.insert(AcknowledgedKey(recipient: request.recipient, key: key)).inserted
+            {
+                wanted.append((request.recipient, key))
             }
-            return deleted
         }
-        return requests.indices.map { index in
-            let removed = Set(deleted[index] ?? [])
-            var reported = Set<MessageKey>()
-            return .success(requests[index].keys.filter { removed.contains($0) && reported.insert($0).inserted })
+        guard !wanted.isEmpty else { return requests.map { _ in .success([]) } }
+        let recipients = Set(requests.map(\.recipient)).map { ByteBuffer(bytes: $0.bytes) }
+        let now = requests.map(\.now).max() ?? Date()
+        let keys = wanted
+        let deleted = try await database.transaction("acknowledge messages") { connection in
+            _ = try await connection.query(
+                """
+                SELECT recipient FROM mailbox_counters WHERE recipient = ANY(\(recipients)::bytea[])
+                ORDER BY recipient FOR UPDATE
+                """,
+                logger: database.queryLogger
+            ).collect()
+            return try await Self.delete(keys, at: now, on: connection, logger: database.queryLogger)
+        }
+        var reported = Set<AcknowledgedKey>()
+        return requests.map { request in
+            .success(
+                request.keys.filter { key in
+                    let acknowledged = AcknowledgedKey(recipient: request.recipient, key: key)
+                    return deleted.contains(acknowledged) && reported.insert(acknowledged).inserted
+                }
+            )
         }
     }
 
-    private static func acknowledge(
-        _ keys: [MessageKey],
-        for recipient: Token,
+    /// A message key as one recipient acknowledged it.
+    private struct AcknowledgedKey: Hashable {
+        var recipient: Token
+        var key: MessageKey
+    }
+
+    private static func delete(
+        _ wanted: [(recipient: Token, key: MessageKey)],
         at now: Date,
         on connection: PostgresConnection,
         logger: Logger
-    ) async throws -> [MessageKey] {
-        guard !keys.isEmpty else { return [] }
-        let recipientBytes = Data(recipient.bytes)
-        let senders = keys.map { ByteBuffer(bytes: $0.sender.bytes) }
-        let ids = keys.map(\.id)
-        return try await connection.query(
+    ) async throws -> Set<AcknowledgedKey> {
+        let recipients = wanted.map { ByteBuffer(bytes: $0.recipient.bytes) }
+        let senders = wanted.map { ByteBuffer(bytes: $0.key.sender.bytes) }
+        let ids = wanted.map(\.key.id)
+        let rows = try await connection.query(
             """
             WITH wanted AS (
-                SELECT DISTINCT sender, message_id FROM unnest(\(senders)::bytea[], \(ids)::uuid[]) AS w(sender, message_id)
+                SELECT DISTINCT recipient, sender, message_id
+                FROM unnest(\(recipients)::bytea[], \(senders)::bytea[], \(ids)::uuid[]) AS w(recipient, sender, message_id)
             ), deleted AS (
                 DELETE FROM mailbox_messages AS m USING wanted AS w
-                WHERE m.sender = w.sender AND m.message_id = w.message_id AND m.recipient = \(recipientBytes)
-                RETURNING m.sender, m.message_id, m.sequence, m.received_at, m.envelope
+                WHERE m.sender = w.sender AND m.message_id = w.message_id AND m.recipient = w.recipient
+                RETURNING m.recipient, m.sender, m.message_id, m.sequence, m.received_at, m.envelope
             ), remembered AS (
                 INSERT INTO acknowledged_messages
                     (sender, message_id, recipient, sequence, received_at, tag, acknowledged_at)
-                SELECT sender, message_id, \(recipientBytes), sequence, received_at,
-                    wots_acknowledgement_tag(envelope), \(now)
+                SELECT sender, message_id, recipient, sequence, received_at, wots_acknowledgement_tag(envelope), \(now)
                 FROM deleted
                 ON CONFLICT (sender, message_id) DO NOTHING
             ), updated AS (
-                UPDATE mailbox_counters
-                SET depth = depth - (SELECT count(*) FROM deleted),
-                    bytes = bytes - (SELECT sum(octet_length(envelope)) FROM deleted)
-                WHERE recipient = \(recipientBytes) AND EXISTS (SELECT FROM deleted)
+                UPDATE mailbox_counters AS c
+                SET depth = c.depth - d.count, bytes = c.bytes - d.bytes
+                FROM (
+                    SELECT recipient, count(*) AS count, sum(octet_length(envelope)) AS bytes
+                    FROM deleted GROUP BY recipient
+                ) AS d
+                WHERE c.recipient = d.recipient
             )
-            SELECT sender, message_id FROM deleted
+            SELECT recipient, sender, message_id FROM deleted
             """,
             logger: logger
-        ).collect().map { row in
-            let (sender, id) = try row.decode((Data, UUID).self)
-            return MessageKey(sender: try Token(bytes: Array(sender)), id: id)
+        ).collect()
+        var deleted = Set<AcknowledgedKey>()
+        for row in rows {
+            let (recipient, sender, id) = try row.decode((Data, Data, UUID).self)
+            deleted.insert(
+                AcknowledgedKey(
+                    recipient: try Token(bytes: Array(recipient)),
+                    key: MessageKey(sender: try Token(bytes: Array(sender)), id: id)
+                )
+            )
         }
+        return deleted
     }
 
     public func depth(of recipient: Token) async throws -> Int {
