@@ -45,10 +45,17 @@ extension MailboxPipeline {
             self.queue.append(id)
         }
 
-        /// How long the writer should wait before taking a batch: until the oldest staged item is `delay` old, or at
-        /// once when a full batch is staged.
+        /// How long the writer should wait before taking a batch: until the oldest staged item is `delay` old while
+        /// a message handed out early waits unacknowledged (its acknowledgement may still spare writing it), and at
+        /// once when a full batch is staged or nothing staged can be spared: an acknowledgement, or any other write,
+        /// gains nothing by waiting, and a recipient draining its mailbox waits for it.
         func wait(delay: Duration, fullBatch: Int) -> Duration {
             guard self.queue.count < fullBatch, let oldest = self.oldestStagedAt else { return .zero }
+            let mightBeSpared = self.queue.contains { id in
+                guard case .append(let append) = self.items[id] else { return false }
+                return append.early != nil && append.acknowledgedAt == nil
+            }
+            guard mightBeSpared else { return .zero }
             return max(.zero, delay - (ContinuousClock.now - oldest))
         }
 
