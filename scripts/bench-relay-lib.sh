@@ -2,10 +2,12 @@
 # lifted for load generation. Needs RELAY (the binary) and WORK (a scratch directory) set by the caller.
 
 RELAY_PID=
-start_relay() { # $1: --database value, $2: binary (default: this build); sets RELAY_PID, RELAY_URL
+start_relay() { # $1: --database value, $2: binary (default: this build), then more serve flags; sets RELAY_PID, RELAY_URL
     local out="$WORK/relay-$RANDOM"
-    "${2:-$RELAY}" serve --host 127.0.0.1 --port 0 --database "$1" --send-rate 1000000 \
-        --registrations-per-minute 1000000 --mailbox-capacity 1000000 >"$out.out" 2>"$out.err" &
+    local database=$1 binary=${2:-$RELAY}
+    shift; [ $# -gt 0 ] && shift
+    "$binary" serve --host 127.0.0.1 --port 0 --database "$database" --send-rate 1000000 \
+        --registrations-per-minute 1000000 --mailbox-capacity 1000000 "$@" >"$out.out" 2>"$out.err" &
     RELAY_PID=$!
     for _ in $(seq 1 300); do
         if grep -q '^wots-relay listening on ' "$out.out" 2>/dev/null; then break; fi

@@ -153,7 +153,9 @@ esac
 
 case "$SKIP" in *" connections "*) ;; *)
     echo "==> connection ceiling (wots-relay on SQLite, ulimit -n $(ulimit -n))"
-    start_relay "sqlite:$WORK/conn.sqlite"
+    # The default cap is nine tenths of the descriptor limit; the ceiling is measured up to the limit itself, less
+    # what the relay needs beside its sockets.
+    start_relay "sqlite:$WORK/conn.sqlite" "" --max-connections $(($(ulimit -n) - 100))
     timeout 400 "$BENCH" connections --url "$RELAY_URL" --pid "$RELAY_PID" --label wots_conn --steps "$CONN_STEPS" \
         --timeout 180 | tee -a "$LOG" || echo "bench-relay: connection ceiling failed" | tee -a "$LOG"
     stop_relay
