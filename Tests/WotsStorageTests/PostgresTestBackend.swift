@@ -76,8 +76,9 @@ enum PostgresTestBackend {
             throw ServerMissing()
         }
         var configuration = try PostgresDatabase.Configuration(url: url)
-        // Many test databases share two loaded cores; the deadline bounds a wedge, not a busy machine.
-        configuration.operationTimeout = .seconds(30)
+        // Many test databases share two loaded cores; the deadline bounds a wedge, not a busy machine. 30 s was once
+        // too little in CI for the last of 24 concurrent registrations, which queue for 4 connections and one log lock.
+        configuration.operationTimeout = .seconds(60)
         // Dozens of test databases share one server: small pools keep them under its connection limit.
         configuration.maximumConnections = 4
         return configuration
