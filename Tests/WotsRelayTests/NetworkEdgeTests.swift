@@ -9,21 +9,18 @@ import WotsRelay
 /// The relay's network edge under the attacks an outsider found: each is refused, and refused quickly.
 @Suite struct NetworkEdgeTests {
     /// Deadlines of 300 ms, for the tests of the deadlines themselves.
-    static var shortDeadlines: RelayConfiguration {
-        var configuration = RelayHarness.testConfiguration
-        configuration.headerTimeout = .milliseconds(300)
-        configuration.bodyTimeout = .milliseconds(300)
-        configuration.idleTimeout = .milliseconds(300)
-        return configuration
-    }
+    static var shortDeadlines: RelayConfiguration { self.withDeadlines(.milliseconds(300)) }
 
     /// Deadlines far from anything the other tests wait for: beside the whole parallel suite on 2 cores, reading a
     /// request can take longer than 300 ms, and those tests judge the answer, not the deadline.
-    static var configuration: RelayConfiguration {
+    static var configuration: RelayConfiguration { self.withDeadlines(.seconds(20)) }
+
+    /// The test configuration with `deadline` for headers, bodies and idle connections.
+    static func withDeadlines(_ deadline: Duration) -> RelayConfiguration {
         var configuration = RelayHarness.testConfiguration
-        configuration.headerTimeout = .seconds(20)
-        configuration.bodyTimeout = .seconds(20)
-        configuration.idleTimeout = .seconds(20)
+        configuration.headerTimeout = deadline
+        configuration.bodyTimeout = deadline
+        configuration.idleTimeout = deadline
         return configuration
     }
 
