@@ -5,6 +5,7 @@
  */
 
 import { isInlineImage } from '../messenger/attachments.js';
+import { describe } from './account-views.js';
 import { avatarPicture, h } from './dom.js';
 
 /** The body of an `attachment` message. */
@@ -60,4 +61,31 @@ export function ownAvatar(messenger, size = 28) {
     if (url === null) return avatarPicture(account.avatar?.preset, account.nickname, size);
     return h('img', { src: url, alt: 'your avatar', class: 'avatar avatar-image', width: String(size),
         height: String(size) });
+}
+
+/**
+ * Sends the file just picked in `attach` with `send({ name, mediaType, bytes }, progress)`, showing its upload in
+ * `upload` and a failure in `error`, then calls `refresh`.
+ */
+export function whenFilePicked(attach, { error, uploadLabel, upload, uploading }, send, refresh) {
+    attach.addEventListener('change', async () => {
+        const file = attach.files?.[0];
+        if (!file) return;
+        attach.value = '';
+        error.textContent = '';
+        uploadLabel.textContent = `Uploading ${file.name}`;
+        upload.value = 0;
+        uploading.hidden = false;
+        attach.disabled = true;
+        try {
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            await send({ name: file.name, mediaType: file.type, bytes },
+                (done, total) => { upload.value = total ? done / total : 1; });
+        } catch (failure) {
+            error.textContent = describe(failure);
+        } finally {
+            uploading.hidden = true;
+            await refresh();
+        }
+    });
 }

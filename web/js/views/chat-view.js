@@ -7,7 +7,7 @@
 import { MessageContent } from '../content/message-content.js';
 import { TypingThrottle } from '../messenger/typing-throttle.js';
 import { describe } from './account-views.js';
-import { attachmentBody, contactAvatar } from './attachment-views.js';
+import { attachmentBody, contactAvatar, whenFilePicked } from './attachment-views.js';
 import { field, formatTime, h, replace } from './dom.js';
 import { safetyNumberQR } from './qr-code.js';
 
@@ -112,26 +112,8 @@ export async function chatView(app, peer) {
             form.requestSubmit();
         }
     });
-    attach.addEventListener('change', async () => {
-        const file = attach.files?.[0];
-        if (!file) return;
-        attach.value = '';
-        error.textContent = '';
-        uploadLabel.textContent = `Uploading ${file.name}`;
-        upload.value = 0;
-        uploading.hidden = false;
-        attach.disabled = true;
-        try {
-            const bytes = new Uint8Array(await file.arrayBuffer());
-            await messenger.sendAttachment(peer, { name: file.name, mediaType: file.type, bytes },
-                (done, total) => { upload.value = total ? done / total : 1; });
-        } catch (failure) {
-            error.textContent = describe(failure);
-        } finally {
-            uploading.hidden = true;
-            await refresh();
-        }
-    });
+    whenFilePicked(attach, { error, uploadLabel, upload, uploading },
+        (file, progress) => messenger.sendAttachment(peer, file, progress), refresh);
     timer.addEventListener('change', async () => {
         try {
             await messenger.setDisappearAfter(peer, Number(timer.value));

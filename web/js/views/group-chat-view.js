@@ -9,7 +9,7 @@ import { MessageContent } from '../content/message-content.js';
 import { GroupReceipts } from '../messenger/group-receipts.js';
 import { TypingThrottle } from '../messenger/typing-throttle.js';
 import { describe } from './account-views.js';
-import { attachmentBody } from './attachment-views.js';
+import { attachmentBody, whenFilePicked } from './attachment-views.js';
 import { timerChoices } from './chat-view.js';
 import { field, formatTime, h, replace } from './dom.js';
 import { groupAvatar } from './group-views.js';
@@ -98,26 +98,8 @@ export async function groupChatView(app, id) {
             text.focus();
         },
     }, field('Message', text), send);
-    attach.addEventListener('change', async () => {
-        const file = attach.files?.[0];
-        if (!file) return;
-        attach.value = '';
-        error.textContent = '';
-        uploadLabel.textContent = `Uploading ${file.name}`;
-        upload.value = 0;
-        uploading.hidden = false;
-        attach.disabled = true;
-        try {
-            const bytes = new Uint8Array(await file.arrayBuffer());
-            await groups.sendAttachment(id, { name: file.name, mediaType: file.type, bytes },
-                (done, total) => { upload.value = total ? done / total : 1; });
-        } catch (failure) {
-            error.textContent = describe(failure);
-        } finally {
-            uploading.hidden = true;
-            await refresh();
-        }
-    });
+    whenFilePicked(attach, { error, uploadLabel, upload, uploading },
+        (file, progress) => groups.sendAttachment(id, file, progress), refresh);
     timer.addEventListener('change', async () => {
         error.textContent = '';
         try {
