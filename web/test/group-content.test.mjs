@@ -7,8 +7,8 @@ import { toBase64 } from '../js/crypto/bytes.js';
 import { Token } from '../js/crypto/token.js';
 import { MessageContent } from '../js/content/message-content.js';
 import { GroupReceipts } from '../js/messenger/group-receipts.js';
-import { FakeMessenger, MemoryRelay, publishedKeys } from '../testing/group-world.mjs';
-import { readVector, vectorParty } from '../testing/tools.mjs';
+import { FakeMessenger, MemoryRelay, publishedKeys, vectorParties } from '../testing/group-world.mjs';
+import { readVector } from '../testing/tools.mjs';
 
 // What a group carries besides texts and membership (SECURITY.md "Receipts in groups", "Typing in groups",
 // "Disappearing timers in groups", "Attachments in groups"), end to end in memory (testing/group-world.mjs), with the
@@ -18,10 +18,7 @@ const vector = readVector('group-envelope-v1.json');
 let parties;
 
 before(async () => {
-    const raw = [vector.sender, ...vector.recipients];
-    parties = await Promise.all(raw.map(async (json, index) => ({
-        ...(await vectorParty(json)), nickname: ['alice', 'bob', 'carol'][index], json,
-    })));
+    parties = await vectorParties(vector);
     const identity = await IdentityKeys.generate();
     parties.push({ token: Token.random(), identity, nickname: 'dave', json: publishedKeys(identity) });
 });

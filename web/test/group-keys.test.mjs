@@ -5,8 +5,8 @@ import { Fingerprint } from '../js/crypto/fingerprint.js';
 import { GroupMember, GroupState } from '../js/crypto/group-state.js';
 import { IdentityKeys } from '../js/crypto/keys.js';
 import { MessageContent } from '../js/content/message-content.js';
-import { FakeMessenger, MemoryRelay, publishedKeys } from '../testing/group-world.mjs';
-import { readVector, vectorParty } from '../testing/tools.mjs';
+import { FakeMessenger, MemoryRelay, publishedKeys, vectorParties } from '../testing/group-world.mjs';
+import { readVector } from '../testing/tools.mjs';
 
 // Key changes in groups (SECURITY.md, "Key changes in groups"): no trust on first use inside a group, members marked
 // when their published key is not the recorded one, and `rekey` updates recording a key, end to end in memory
@@ -17,10 +17,7 @@ let parties;
 let rotated;
 
 before(async () => {
-    const raw = [vector.sender, ...vector.recipients];
-    parties = await Promise.all(raw.map(async (json, index) => ({
-        ...(await vectorParty(json)), nickname: ['alice', 'bob', 'carol'][index], json,
-    })));
+    parties = await vectorParties(vector);
     const identity = await IdentityKeys.generate();
     rotated = { identity, json: publishedKeys(identity) };
 });

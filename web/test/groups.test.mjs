@@ -3,8 +3,8 @@ import { before, describe, test } from 'node:test';
 
 import { MessageContent } from '../js/content/message-content.js';
 import { GroupState } from '../js/crypto/group-state.js';
-import { FakeMessenger, MemoryRelay } from '../testing/group-world.mjs';
-import { readVector, vectorParty } from '../testing/tools.mjs';
+import { FakeMessenger, MemoryRelay, vectorParties } from '../testing/group-world.mjs';
+import { readVector } from '../testing/tools.mjs';
 
 // Groups (messenger/groups.js) end to end in memory (testing/group-world.mjs): three accounts with the group vector's
 // keys, a relay that hands each slot to its recipient's receiving queue, and a store without IndexedDB. What the
@@ -15,10 +15,7 @@ const vector = readVector('group-envelope-v1.json');
 let parties;
 
 before(async () => {
-    const raw = [vector.sender, ...vector.recipients];
-    parties = await Promise.all(raw.map(async (json, index) => ({
-        ...(await vectorParty(json)), nickname: ['alice', 'bob', 'carol'][index], json,
-    })));
+    parties = await vectorParties(vector);
 });
 
 function world() {

@@ -13,6 +13,7 @@ import { ContactBook } from '../js/messenger/contact-book.js';
 import { Groups } from '../js/messenger/groups.js';
 import { Receiving } from '../js/messenger/receiving.js';
 import { RelayError } from '../js/protocol/relay-error.js';
+import { vectorParty } from './tools.mjs';
 
 export class MemoryStore {
     constructor() {
@@ -252,4 +253,12 @@ export function party(nickname, { token, identity, json }) {
 /** The JSON form of an identity's public keys with its fingerprint, as the directory publishes them. */
 export function publishedKeys(identity) {
     return { publicKeys: identity.publicKeys.toJSON(), fingerprint: identity.fingerprint.hex };
+}
+
+/** The group vector's sender and two recipients as alice, bob and carol, each with its published keys as `json`. */
+export async function vectorParties(vector) {
+    const raw = [vector.sender, ...vector.recipients];
+    return Promise.all(raw.map(async (json, index) => ({
+        ...(await vectorParty(json)), nickname: ['alice', 'bob', 'carol'][index], json,
+    })));
 }
