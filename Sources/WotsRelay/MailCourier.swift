@@ -25,7 +25,9 @@ final class MailCourier: Sendable {
     private let clock: RelayClock
     private var now: @Sendable () -> Duration { self.clock.now }
     private let machine: Mutex<DeliveryStateMachine>
-    private let worker = Mutex<Task<Void, Never>?>(nil)
+    /// The task doing the machine's read or send, while one runs: a finished task is let go at once, since it keeps
+    /// the memory of its deepest call until then, and idle sockets are most of a relay's sockets.
+    private let worker = Mutex(Worker())
 
     /// - Parameter now: the time on the clock the machine's settings count in.
     init(
@@ -107,7 +109,7 @@ final class MailCourier: Sendable {
     /// Stops delivering and waits for work under way to end, so nothing is written after the socket closes.
     func stop() async {
         self.machine.withLock { $0.stop() }
-        let worker = self.worker.withLock { $0 }
+        let worker = self.worker.withLock { $0.task }
         worker?.cancel()
         await worker?.value
     }
@@ -139,7 +141,14 @@ final class MailCourier: Sendable {
             }
         case .read, .send:
             // The machine asks for one read or send at a time, so at most one worker runs.
-            self.worker.withLock { $0 = Task { await self.work(from: action) } }
+            self.worker.withLock { worker in
+                worker.number &+= 1
+                let number = worker.number
+                worker.task = Task {
+                    await self.work(from: action)
+                    self.worker.withLock { if $0.number == number { $0.task = nil } }
+                }
+            }
         }
     }
 
@@ -187,4 +196,10 @@ final class MailCourier: Sendable {
         let group = try await groups.groupMessages(for: self.token, after: after, limit: limit, at: date)
         return StreamMail.merged(direct, group, limit: limit)
     }
+}
+
+/// The current worker task and a number telling it from the ones before.
+private struct Worker {
+    var number: UInt64 = 0
+    var task: Task<Void, Never>?
 }
