@@ -37,7 +37,7 @@ private struct ScannedEnvelopeFields {
     func envelope() throws -> Envelope? {
         guard let wideVersion = self.numbers["version"], let version = UInt8(exactly: wideVersion),
             let sentAtValue = self.numbers["sentAt"], self.strings.count == Self.stringKeys.count,
-            let id = UUID(uuidString: self.strings["id"]!)
+            let id = UUID(text: self.strings["id"]!)
         else { return nil }
         try EnvelopeHeader.checkSupported(version)
         let sentAt = try EnvelopeHeader.checkedSentAt(sentAtValue)
