@@ -238,7 +238,7 @@ struct StreamSession: Sendable {
             )
         }
         let bytes = Array(text.utf8)
-        if let send = ClientFrame.scanSend(bytes) { return send }
+        if let frame = ClientFrame.scanSend(bytes) ?? ClientFrame.scanAck(bytes) { return frame }
         let data = Data(bytes)
         do {
             return try JSONBody.decode(ClientFrame.self, from: data)

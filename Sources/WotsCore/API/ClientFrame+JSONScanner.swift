@@ -1,3 +1,5 @@
+import Foundation
+
 extension ClientFrame {
     /// A `send` frame read with `JSONScanner`, the one client frame that comes once per message; nil for any other
     /// frame or input outside the plain subset, which the relay then decodes with Foundation's decoder. Whenever it
@@ -30,5 +32,60 @@ extension ClientFrame {
             (ref?.utf8.count ?? 0) <= Self.maximumReferenceSize
         else { return nil }
         return ClientFrame(ephemeral == true ? .sendEphemeral(envelope) : .send(envelope), ref: ref)
+    }
+
+    /// An `ack` frame read with `JSONScanner`, the client frame that comes once per delivered message; nil for any
+    /// other frame or input outside the plain subset. Whenever it is not nil it is the frame Foundation's decoder reads.
+    public static func scanAck(_ bytes: [UInt8]) -> ClientFrame? {
+        var scanner = JSONScanner(bytes)
+        var type: String?
+        var ref: String?
+        var keys: [MessageKey]?
+        let isPlain = scanner.object { key, scanner in
+            switch key {
+            case "type" where type == nil:
+                type = scanner.string()
+                return type != nil
+            case "ref" where ref == nil:
+                ref = scanner.string()
+                return ref != nil
+            case "messages" where keys == nil:
+                keys = MessageKey.scanList(&scanner)
+                return keys != nil
+            default:
+                return false
+            }
+        }
+        guard isPlain, scanner.isAtEnd(), type == "ack", let keys,
+            (ref?.utf8.count ?? 0) <= Self.maximumReferenceSize
+        else { return nil }
+        return ClientFrame(.ack(keys), ref: ref)
+    }
+}
+
+extension MessageKey {
+    /// `[{"sender": TOKEN, "id": UUID}, …]` in the plain subset, each key once and no other; nil otherwise.
+    fileprivate static func scanList(_ scanner: inout JSONScanner) -> [MessageKey]? {
+        var keys: [MessageKey] = []
+        let isPlain = scanner.array { scanner in
+            var sender: Token?
+            var id: UUID?
+            let isKey = scanner.object { name, scanner in
+                switch name {
+                case "sender" where sender == nil:
+                    sender = scanner.string().flatMap { try? Token($0) }
+                    return sender != nil
+                case "id" where id == nil:
+                    id = scanner.string().flatMap { UUID(text: $0) }
+                    return id != nil
+                default:
+                    return false
+                }
+            }
+            guard isKey, let sender, let id else { return false }
+            keys.append(MessageKey(sender: sender, id: id))
+            return true
+        }
+        return isPlain ? keys : nil
     }
 }

@@ -27,6 +27,18 @@ package struct JSONScanner {
         }
     }
 
+    /// Reads `[ element, … ]`, calling `element` positioned at each; `element` must read it and return true. False when
+    /// the array is not plain JSON or `element` returned false.
+    package mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
+        guard self.take(UInt8(ascii: "[")) else { return false }
+        if self.take(UInt8(ascii: "]")) { return true }
+        while true {
+            guard element(&self) else { return false }
+            if self.take(UInt8(ascii: "]")) { return true }
+            guard self.take(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
     /// A string with no escape sequence and no control character.
     package mutating func string() -> String? {
         guard self.take(UInt8(ascii: "\"")) else { return nil }
