@@ -153,39 +153,38 @@ extension AppendRequest {
     }
 
     /// The first receipt when this (sender, id) is waiting or remembered as acknowledged; a conflict when it was
-    /// used for another envelope; nil when it is new.
+    /// used for another envelope; nil when it is new. One statement, so it reads both tables at one moment even
+    /// outside a transaction: a message acknowledged meanwhile is found in one of them.
     func heldReceipt(in db: Database) throws -> Result<MailboxReceipt, WotsError>? {
         let header = self.envelope.header
-        let key: StatementArguments = [header.sender.databaseBytes, header.messageID.databaseBytes]
-        let conflict = WotsError(
-            .messageIDConflict,
-            "message id \(header.messageID.lowercasedString) was used by this sender for a different envelope"
-        )
-        if let waiting = try Row.fetchOne(
-            db.cachedStatement(
-                sql:
-                    "SELECT sequence, received_at_ms, envelope FROM mailbox_messages WHERE sender = ? AND message_id = ?"
-            ),
-            arguments: key
-        ) {
-            guard waiting["envelope"] as Data == Data(self.envelope.serialized) else { return .failure(conflict) }
-            return .success(Self.receipt(waiting))
+        guard
+            let held = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT 0 AS acknowledged, sequence, received_at_ms, envelope AS content FROM mailbox_messages
+                        WHERE sender = ?1 AND message_id = ?2
+                        UNION ALL
+                        SELECT 1, sequence, received_at_ms, tag FROM acknowledged_messages
+                        WHERE sender = ?1 AND message_id = ?2
+                        ORDER BY acknowledged LIMIT 1
+                        """
+                ),
+                arguments: [header.sender.databaseBytes, header.messageID.databaseBytes]
+            )
+        else { return nil }
+        let content: Data = held["content"]
+        let isSame =
+            held["acknowledged"] as Int64 == 0
+            ? content == Data(self.envelope.serialized) : content == Data(self.envelope.acknowledgementTag)
+        guard isSame else {
+            return .failure(
+                WotsError(
+                    .messageIDConflict,
+                    "message id \(header.messageID.lowercasedString) was used by this sender for a different envelope"
+                )
+            )
         }
-        if let acknowledged = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT sequence, received_at_ms, tag FROM acknowledged_messages
-                    WHERE sender = ? AND message_id = ?
-                    """
-            ),
-            arguments: key
-        ) {
-            guard acknowledged["tag"] as Data == Data(self.envelope.acknowledgementTag) else {
-                return .failure(conflict)
-            }
-            return .success(Self.receipt(acknowledged))
-        }
-        return nil
+        return .success(Self.receipt(held))
     }
 
     private static func receipt(_ row: Row) -> MailboxReceipt {

@@ -15,12 +15,14 @@ extension SQLiteDatabase {
         try await self.access(action) { try await self.pool.read(value) }
     }
 
-    /// Runs `value` in a read-only transaction on the calling thread, for lookups of a few indexed rows that cost
-    /// less than handing them to a reader queue and back: it waits only for other lookups, each a few microseconds.
-    /// Records the outcome in `health` and maps failures as `read` does.
+    /// Runs `value` on the read-only lookup connection on the calling thread, for a lookup of a few indexed rows that
+    /// costs less than handing it to a reader queue and back: it waits only for other lookups, each a few
+    /// microseconds. No transaction is opened (each costs two more statements), so `value` must read with one
+    /// statement whatever must be read at one moment. Records the outcome in `health` and maps failures as `read`
+    /// does.
     func readNow<T>(_ action: String, _ value: (Database) throws -> T) throws -> T {
         do {
-            let result = try self.lookups.read(value)
+            let result = try self.lookups.inDatabase(value)
             self.health.record(.success(()))
             return result
         } catch {
