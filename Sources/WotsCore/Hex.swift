@@ -1,5 +1,6 @@
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The lowercase hex digits, by value.
+    package static let digits = Array("0123456789abcdef".utf8)
 
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var output: [UInt8] = []
@@ -25,7 +26,8 @@ package enum Hex {
         return output
     }
 
-    private static func value(_ character: UInt8) -> UInt8? {
+    /// The value of one hex digit, either case; nil for any other character.
+    package static func value(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10

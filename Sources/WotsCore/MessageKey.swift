@@ -49,8 +49,8 @@ extension UUID {
                         text[written] = UInt8(ascii: "-")
                         written += 1
                     }
-                    text[written] = Self.hexDigits[Int(byte >> 4)]
-                    text[written + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    text[written] = Hex.digits[Int(byte >> 4)]
+                    text[written + 1] = Hex.digits[Int(byte & 0x0F)]
                     written += 2
                 }
                 return written
@@ -58,10 +58,8 @@ extension UUID {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Reads the 36-character text form (`8-4-4-4-12` hex digits, either case) and nothing else; the relay's scanners
-    /// use it in place of `UUID(uuidString:)`, which formats through `sscanf`.
+    /// use it in place of `UUID(uuidString:)`, which parses with `sscanf`.
     package init?(text: some StringProtocol) {
         var utf8 = text.utf8.makeIterator()
         var bytes = [UInt8](repeating: 0, count: 16)
@@ -69,7 +67,7 @@ extension UUID {
             if index == 4 || index == 6 || index == 8 || index == 10 {
                 guard utf8.next() == UInt8(ascii: "-") else { return nil }
             }
-            guard let high = utf8.next().flatMap(Self.hexValue), let low = utf8.next().flatMap(Self.hexValue) else {
+            guard let high = utf8.next().flatMap(Hex.value), let low = utf8.next().flatMap(Hex.value) else {
                 return nil
             }
             bytes[index] = high << 4 | low
@@ -81,15 +79,6 @@ extension UUID {
                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
             )
         )
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -5,19 +5,10 @@ extension ClientFrame {
     /// frame or input outside the plain subset, which the relay then decodes with Foundation's decoder. Whenever it
     /// is not nil it is the frame Foundation's decoder reads.
     public static func scanSend(_ bytes: [UInt8]) -> ClientFrame? {
-        var scanner = JSONScanner(bytes)
-        var type: String?
-        var ref: String?
         var envelope: Envelope?
         var ephemeral: Bool?
-        let isPlain = scanner.object { key, scanner in
+        let head = Self.scanPlain(bytes) { key, scanner in
             switch key {
-            case "type" where type == nil:
-                type = scanner.string()
-                return type != nil
-            case "ref" where ref == nil:
-                ref = scanner.string()
-                return ref != nil
             case "envelope" where envelope == nil:
                 envelope = Envelope.scan(&scanner)
                 return envelope != nil
@@ -28,19 +19,32 @@ extension ClientFrame {
                 return false
             }
         }
-        guard isPlain, scanner.isAtEnd(), type == "send", let envelope,
-            (ref?.utf8.count ?? 0) <= Self.maximumReferenceSize
-        else { return nil }
-        return ClientFrame(ephemeral == true ? .sendEphemeral(envelope) : .send(envelope), ref: ref)
+        guard let head, head.type == "send", let envelope else { return nil }
+        return ClientFrame(ephemeral == true ? .sendEphemeral(envelope) : .send(envelope), ref: head.ref)
     }
 
     /// An `ack` frame read with `JSONScanner`, the client frame that comes once per delivered message; nil for any
     /// other frame or input outside the plain subset. Whenever it is not nil it is the frame Foundation's decoder reads.
     public static func scanAck(_ bytes: [UInt8]) -> ClientFrame? {
+        var keys: [MessageKey]?
+        let head = Self.scanPlain(bytes) { key, scanner in
+            guard key == "messages", keys == nil else { return false }
+            keys = MessageKey.scanList(&scanner)
+            return keys != nil
+        }
+        guard let head, head.type == "ack", let keys else { return nil }
+        return ClientFrame(.ack(keys), ref: head.ref)
+    }
+
+    /// The whole input as one plain JSON object with `type` and `ref` at most once each (a `ref` of at most
+    /// `maximumReferenceSize` bytes) and every other key read by `member`; nil otherwise.
+    private static func scanPlain(
+        _ bytes: [UInt8],
+        _ member: (String, inout JSONScanner) -> Bool
+    ) -> (type: String?, ref: String?)? {
         var scanner = JSONScanner(bytes)
         var type: String?
         var ref: String?
-        var keys: [MessageKey]?
         let isPlain = scanner.object { key, scanner in
             switch key {
             case "type" where type == nil:
@@ -49,17 +53,12 @@ extension ClientFrame {
             case "ref" where ref == nil:
                 ref = scanner.string()
                 return ref != nil
-            case "messages" where keys == nil:
-                keys = MessageKey.scanList(&scanner)
-                return keys != nil
             default:
-                return false
+                return member(key, &scanner)
             }
         }
-        guard isPlain, scanner.isAtEnd(), type == "ack", let keys,
-            (ref?.utf8.count ?? 0) <= Self.maximumReferenceSize
-        else { return nil }
-        return ClientFrame(.ack(keys), ref: ref)
+        guard isPlain, scanner.isAtEnd(), (ref?.utf8.count ?? 0) <= Self.maximumReferenceSize else { return nil }
+        return (type, ref)
     }
 }
 
