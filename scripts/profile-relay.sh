@@ -36,8 +36,8 @@ cores=$(sed -n 's/^RESULT profile\.online_relay_cores=//p' "$WORK/bench.out")
 awk -v c="$cores" -v r="$rate" 'BEGIN { printf "relay CPU per delivered message at saturation: %.0f µs (%s cores, %s msg/s)\n", c * 1e6 / r, c, r }'
 ls -l "$WORK"/relay.sqlite* | awk '{ print "after the run: " $9 " " $5 " bytes" }'
 echo "--- shares of the relay's samples by shared object"
-perf report -i "$WORK/perf.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -12
+perf report -i "$WORK/perf.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | sed -n '1,12p'
 echo "--- top symbols"
-perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio -g none 2>/dev/null | grep -E '^ +[0-9]' | head -40 |
+perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio -g none 2>/dev/null | grep -E '^ +[0-9]' | sed -n '1,40p' |
     cut -c1-160
 echo "perf data kept at $WORK/perf.data"
