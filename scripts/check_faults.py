@@ -17,8 +17,9 @@ After each fault it checks, printing PASS/FAIL with figures:
   - every send got an answer within the per-request deadline (10 s); no answer is a hang;
   - every refusal is 503 with Retry-After;
   - after the database returned, a send got 202 within 5 s ("recovery seconds"), and every send from then on got 202;
-  - /readyz answered 503 during the fault (required for restart and outage; reported for terminate, where the
-    database never goes away) and 200 again within 5 s of the database returning; /healthz answered 200 throughout
+  - /readyz answered 503 during the fault (required for restart and outage unless every send of the round got 202
+    with none hung, i.e. the relay rode out a short restart; reported for terminate, where the database never goes
+    away) and 200 again within 5 s of the database returning; /healthz answered 200 throughout
     (both polled every 200 ms; a probe unanswered after 2 s counts as "timeout", not 503: an orchestrator's probe
     gives up about that soon);
   - socket acknowledgements are processed: once every 202'd message reached the recipient, its mailbox empties;
@@ -286,9 +287,15 @@ class Harness:
         counts = collections.Counter(status for _, status in ready)
         figures = f"{len(ready)} polls: " + ", ".join(f"{count}×{status}" for status, count in counts.items())
         result.readyz_503 = counts[503] > 0
+        masked = result.unavailable == result.other == result.hangs == result.errors == 0
         if fault == "terminate":
             self.report.info("/readyz during the fault (the database never went away: not required to be 503)",
                              figures)
+        elif masked and not result.readyz_503:
+            # A restart shorter than the operation deadline can pass with every request waiting it out: then no
+            # client saw the relay unready, and /readyz saying so would be the wrong answer.
+            self.report.info("/readyz during the fault (no send failed or hung: the relay rode it out, not required "
+                             "to be 503)", figures)
         else:
             self.verdict(result, "readyz 503", result.readyz_503, "/readyz answered 503 during the fault", figures)
         bad = [at for at, status in ready if status != 200]
