@@ -29,6 +29,12 @@ public struct Token: Sendable, Hashable, Comparable, Codable, CustomStringConver
 
     public static func < (lhs: Token, rhs: Token) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 
+    /// The 16 bytes in one call: an array's own hashing feeds the hasher a byte at a time, and tokens key the relay's
+    /// per-message lookups.
+    public func hash(into hasher: inout Hasher) {
+        self.bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     public init(from decoder: any Decoder) throws {
         try self.init(try decoder.singleValueContainer().decode(String.self))
     }
