@@ -1,4 +1,3 @@
-import HummingbirdWebSocket
 import Synchronization
 import WotsCore
 
@@ -9,14 +8,11 @@ final class DirectoryFeed: Sendable {
 
     init(bus: EventBus) { self.bus = bus }
 
-    func start(outbound: WebSocketOutboundWriter) {
+    func start(writer: StreamWriter) {
         let changes = self.bus.subscribe(to: DirectoryChange.self)
         let forwarder = Task {
             for await change in changes {
-                try? await StreamSession.send(
-                    .directory(change: change.kind.rawValue, nickname: change.nickname),
-                    to: outbound
-                )
+                try? await writer.send(.directory(change: change.kind.rawValue, nickname: change.nickname))
             }
         }
         self.task.withLock { current in

@@ -1,7 +1,5 @@
 import CoreMetrics
 import Foundation
-import HummingbirdWebSocket
-import NIOCore
 import NIOWebSocket
 import Synchronization
 import WotsCore
@@ -10,7 +8,7 @@ import WotsStorage
 /// Performs one socket's `DeliveryStateMachine`: reads the mailbox and writes frames when the machine says so.
 ///
 /// An idle socket holds no task: an event that asks for work starts one, which runs until the machine has nothing
-/// more to do. A failed mailbox read is tried again after a pause, with the socket open; a failed write closes the
+/// more to do; the messages of one send go to the socket as one batch. A failed mailbox read is tried again after a pause, with the socket open; a failed write closes the
 /// socket, and the client reconnects and gets its mail from the mailbox.
 final class MailCourier: Sendable {
     let token: Token
@@ -21,7 +19,7 @@ final class MailCourier: Sendable {
     /// Where group slots are read from; nil when the socket did not ask for them (`?groups=true`).
     private let groups: (any GroupMailboxRepository)?
     private let metrics: RelayMetrics
-    private let outbound: WebSocketOutboundWriter
+    private let writer: StreamWriter
     private let clock: RelayClock
     private var now: @Sendable () -> Duration { self.clock.now }
     private let machine: Mutex<DeliveryStateMachine>
@@ -36,7 +34,7 @@ final class MailCourier: Sendable {
         mailboxes: any MailboxRepository,
         groups: (any GroupMailboxRepository)?,
         metrics: RelayMetrics,
-        outbound: WebSocketOutboundWriter,
+        writer: StreamWriter,
         clock: RelayClock
     ) {
         self.token = session.token
@@ -44,7 +42,7 @@ final class MailCourier: Sendable {
         self.mailboxes = mailboxes
         self.groups = groups
         self.metrics = metrics
-        self.outbound = outbound
+        self.writer = writer
         self.clock = clock
         let now = clock.now
         self.machine = Mutex(DeliveryStateMachine(settings: settings, now: now()))
@@ -63,12 +61,7 @@ final class MailCourier: Sendable {
     /// - Returns: false when the socket is closing and was not handed it.
     func passOn(_ envelope: Envelope, receivedAt: Date) -> Bool {
         guard !self.machine.withLock({ $0.isStopped }) else { return false }
-        Task {
-            try? await StreamSession.send(
-                .ephemeralMessage(receivedAt: receivedAt, envelope: envelope),
-                to: self.outbound
-            )
-        }
+        self.writer.post(.ephemeralMessage(receivedAt: receivedAt, envelope: envelope))
         return true
     }
 
@@ -76,12 +69,7 @@ final class MailCourier: Sendable {
     /// - Returns: false when the socket did not ask for groups or is closing, and was not handed it.
     func passOnGroup(_ body: GroupEnvelope, slot: [UInt8], receivedAt: Date) -> Bool {
         guard self.groups != nil, !self.machine.withLock({ $0.isStopped }) else { return false }
-        Task {
-            try? await StreamSession.send(
-                .ephemeralGroupMessage(receivedAt: receivedAt, body: body, slot: slot),
-                to: self.outbound
-            )
-        }
+        self.writer.post(.ephemeralGroupMessage(receivedAt: receivedAt, body: body, slot: slot))
         return true
     }
 
@@ -119,11 +107,8 @@ final class MailCourier: Sendable {
     func revoke(_ error: WotsError) async {
         await self.stop()
         let refusal = Refusal(error)
-        try? await StreamSession.send(
-            .error(ref: nil, id: nil, code: refusal.code, message: refusal.message),
-            to: self.outbound
-        )
-        try? await self.outbound.close(.policyViolation, reason: refusal.code.name)
+        try? await self.writer.send(.error(ref: nil, id: nil, code: refusal.code, message: refusal.message))
+        try? await self.writer.close(.policyViolation, reason: refusal.code.name)
     }
 
     private func perform(_ action: DeliveryStateMachine.Action) {
@@ -131,16 +116,15 @@ final class MailCourier: Sendable {
         case .none:
             return
         case .ping:
-            Task {
-                try? await self.outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
-            }
+            self.writer.ping()
         case .retry(let pause):
             Task { [clock] in
                 guard (try? await clock.sleep(pause)) != nil else { return }
                 self.wake()
             }
         case .read, .send:
-            // The machine asks for one read or send at a time, so at most one worker runs.
+            // The machine asks for one read or send at a time, so at most one worker runs. A send waits for its task
+            // on purpose: what is offered meanwhile joins the same batch, one write and one flush.
             self.worker.withLock { worker in
                 worker.number &+= 1
                 let number = worker.number
@@ -159,7 +143,7 @@ final class MailCourier: Sendable {
                 switch action {
                 case .read(let after, let limit):
                     do {
-                        let batch = try await self.read(after: after, limit: limit)
+                        let batch = try await self.mailbox(after: after, limit: limit)
                         action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
                     } catch let error as WotsError where error.code == .storageUnavailable {
                         action = self.machine.withLock { $0.readFailed() }
@@ -168,7 +152,7 @@ final class MailCourier: Sendable {
                     // A message offered or read a while ago may have reached its expiresAt since: it is never sent.
                     let date = self.clock.date()
                     let messages = offered.filter { !$0.hasExpired(at: date) }
-                    for message in messages { try await StreamSession.send(message.frame, to: self.outbound) }
+                    try await self.writer.send(messages.map(\.frame))
                     self.metrics.messagesDelivered.increment(by: messages.count)
                     let now = self.now()
                     action = self.machine.withLock { $0.sendFinished(messages, now: now) }
@@ -180,16 +164,23 @@ final class MailCourier: Sendable {
                 }
             }
         } catch {
-            let wasStopped = self.machine.withLock { machine in
-                defer { machine.stop() }
-                return machine.isStopped
-            }
-            if !wasStopped { try? await self.outbound.close(.unexpectedServerError, reason: "delivery failed") }
+            self.deliveryFailed()
         }
     }
 
+    /// Stops delivery and closes the socket, unless it was stopped already; the client reconnects and gets its mail
+    /// from the mailbox.
+    private func deliveryFailed() {
+        let wasStopped = self.machine.withLock { machine in
+            defer { machine.stop() }
+            return machine.isStopped
+        }
+        guard !wasStopped else { return }
+        Task { try? await self.writer.close(.unexpectedServerError, reason: "delivery failed") }
+    }
+
     /// The mailbox after `after`: 1:1 messages, and group slots when the socket asked for them, in sequence order.
-    private func read(after: Int64, limit: Int) async throws -> [StreamMail] {
+    private func mailbox(after: Int64, limit: Int) async throws -> [StreamMail] {
         let date = self.clock.date()
         let direct = try await self.mailboxes.messages(for: self.token, after: after, limit: limit, at: date)
         guard let groups = self.groups else { return direct.map(StreamMail.direct) }

@@ -164,12 +164,17 @@ public struct Relay: Sendable {
             metrics: self.metrics,
             clock: self.clock
         )
-        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        let maximumFrameSize = self.configuration.maximumFrameSize
+        let webSocketRouter = Router(context: StreamRequestContext.self)
         webSocketRouter.ws("/v1/stream") { inbound, outbound, context in
             do {
                 try await session.run(
                     inbound: inbound,
-                    outbound: outbound,
+                    writer: StreamWriter(
+                        channel: context.requestContext.channel,
+                        closer: { try await outbound.close($0, reason: $1) },
+                        maximumFrameSize: maximumFrameSize
+                    ),
                     request: context.request,
                     logger: context.logger
                 )

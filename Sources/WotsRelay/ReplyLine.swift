@@ -1,37 +1,60 @@
-import HummingbirdWebSocket
+import NIOCore
+import NIOWebSocket
 import Synchronization
 import WotsCore
 
 /// The replies of one socket, written in the order of the client frames they answer, each as soon as it and every
 /// earlier one is known. A reply waiting for a commit does not hold up reading the next frames, so one socket's sends
-/// share group commits with each other; at most `limit` replies wait at a time, after which reading pauses.
+/// share group commits with each other; at most `limit` replies wait at a time (written ones count until the kernel
+/// took them), after which reading pauses.
 ///
-/// Nothing runs while nothing is to be written: a burst of ready replies starts one task that writes them and ends.
+/// No task runs for it: a reply is encoded by whoever made it, and the replies ready in order go to the socket as one
+/// batch; when a batch is written, the next one that became ready meanwhile follows.
 final class ReplyLine: Sendable {
     private struct State {
         /// The place the next frame read gets.
         var nextPlace: UInt64 = 0
         /// The place of the first reply not written yet.
         var nextToWrite: UInt64 = 0
-        var ready: [UInt64: RelayFrame] = [:]
+        var ready: [UInt64: [WebSocketFrame]] = [:]
         var isWriting = false
         var hasFailed = false
         var roomWaiter: CheckedContinuation<Void, Never>?
 
         var waiting: UInt64 { self.nextPlace - self.nextToWrite }
+
+        /// The replies ready in order from `nextToWrite`, with how many replies they are; marks a write under way.
+        mutating func takeReady() -> (frames: [WebSocketFrame], replies: UInt64) {
+            var frames: [WebSocketFrame] = []
+            var replies: UInt64 = 0
+            while let reply = self.ready.removeValue(forKey: self.nextToWrite + replies) {
+                frames.append(contentsOf: reply)
+                replies += 1
+            }
+            self.isWriting = replies > 0
+            return (frames, replies)
+        }
     }
 
-    private let outbound: WebSocketOutboundWriter
+    private let writer: StreamWriter
     private let limit: UInt64
     private let state = Mutex(State())
 
-    init(outbound: WebSocketOutboundWriter, limit: Int) {
-        self.outbound = outbound
+    init(writer: StreamWriter, limit: Int) {
+        self.writer = writer
         self.limit = UInt64(max(1, limit))
     }
 
     /// Waits until fewer than `limit` replies wait, then gives the next frame its place.
     func place() async -> UInt64 {
+        let place = self.state.withLock { state -> UInt64? in
+            guard state.waiting >= self.limit, !state.hasFailed else {
+                defer { state.nextPlace += 1 }
+                return state.nextPlace
+            }
+            return nil
+        }
+        if let place { return place }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let hasRoom = self.state.withLock { state -> Bool in
                 guard state.waiting >= self.limit, !state.hasFailed else { return true }
@@ -48,30 +71,32 @@ final class ReplyLine: Sendable {
 
     /// The reply for the frame at `place`; written once every earlier reply was.
     func answer(_ place: UInt64, with frame: RelayFrame) {
-        let startsWriting = self.state.withLock { state -> Bool in
-            guard !state.hasFailed else { return false }
-            state.ready[place] = frame
-            guard !state.isWriting, state.ready[state.nextToWrite] != nil else { return false }
-            state.isWriting = true
-            return true
+        let encoded = (try? self.writer.encode([frame])) ?? []
+        let batch = self.state.withLock { state -> (frames: [WebSocketFrame], replies: UInt64)? in
+            guard !state.hasFailed else { return nil }
+            state.ready[place] = encoded
+            guard !state.isWriting, state.ready[state.nextToWrite] != nil else { return nil }
+            return state.takeReady()
         }
-        if startsWriting { Task { await self.writeReady() } }
+        if let batch { self.write(batch) }
     }
 
-    private func writeReady() async {
-        while true {
-            let frames = self.state.withLock { state -> [RelayFrame] in
-                var frames: [RelayFrame] = []
-                while let frame = state.ready.removeValue(forKey: state.nextToWrite + UInt64(frames.count)) {
-                    frames.append(frame)
+    private func write(_ batch: (frames: [WebSocketFrame], replies: UInt64)) {
+        self.writer.write(batch.frames).whenComplete { (result: Result<Void, any Error>) in
+            switch result {
+            case .success:
+                let (next, waiter) = self.state.withLock {
+                    state -> ((frames: [WebSocketFrame], replies: UInt64), CheckedContinuation<Void, Never>?) in
+                    state.nextToWrite += batch.replies
+                    let next = state.takeReady()
+                    guard state.waiting < self.limit else { return (next, nil) }
+                    defer { state.roomWaiter = nil }
+                    return (next, state.roomWaiter)
                 }
-                if frames.isEmpty { state.isWriting = false }
-                return frames
-            }
-            guard !frames.isEmpty else { return }
-            do {
-                for frame in frames { try await StreamSession.send(frame, to: self.outbound) }
-            } catch {
+                waiter?.resume()
+                // Through the event loop's queue, so a long run of batches does not deepen this stack.
+                if next.replies > 0 { self.writer.afterCurrentWrites { self.write(next) } }
+            case .failure:
                 // The socket is gone; its read loop ends on its own.
                 let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
                     state.hasFailed = true
@@ -81,15 +106,7 @@ final class ReplyLine: Sendable {
                     return state.roomWaiter
                 }
                 waiter?.resume()
-                return
             }
-            let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                state.nextToWrite += UInt64(frames.count)
-                guard state.waiting < self.limit else { return nil }
-                defer { state.roomWaiter = nil }
-                return state.roomWaiter
-            }
-            waiter?.resume()
         }
     }
 }

@@ -24,14 +24,13 @@ struct StreamSession: Sendable {
     let metrics: RelayMetrics
     let clock: RelayClock
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, logger: Logger)
-        async throws
-    {
+    func run(inbound: WebSocketInboundStream, writer: StreamWriter, request: Request, logger: Logger) async throws {
+        try await writer.fence()
         var frames = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
         guard
-            let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, outbound: outbound)
+            let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, writer: writer)
         else {
-            try await outbound.close(.policyViolation, reason: "authentication required")
+            try await writer.close(.policyViolation, reason: "authentication required")
             return
         }
         let groups: (any GroupMailboxRepository)?
@@ -39,15 +38,15 @@ struct StreamSession: Sendable {
             groups = try Self.wantsGroups(request) ? try RelayStorage.groupMailboxes(in: self.mailboxes) : nil
         } catch {
             let refusal = Refusal(error)
-            try await Self.send(.error(ref: ref, id: nil, code: refusal.code, message: refusal.message), to: outbound)
-            try await outbound.close(.policyViolation, reason: refusal.code.name)
+            try await writer.send(.error(ref: ref, id: nil, code: refusal.code, message: refusal.message))
+            try await writer.close(.policyViolation, reason: refusal.code.name)
             return
         }
         let token = session.token
         self.metrics.openConnections.increment()
         defer { self.metrics.openConnections.decrement() }
         logger.debug("stream opened")
-        try await Self.send(.ready(ref: ref, token: token), to: outbound)
+        try await writer.send(.ready(ref: ref, token: token))
 
         let courier = MailCourier(
             session: session,
@@ -55,7 +54,7 @@ struct StreamSession: Sendable {
             mailboxes: self.mailboxes,
             groups: groups,
             metrics: self.metrics,
-            outbound: outbound,
+            writer: writer,
             clock: self.clock
         )
         let unregister = self.hub.register(courier)
@@ -63,11 +62,11 @@ struct StreamSession: Sendable {
         courier.opened()
         let directoryFeed = DirectoryFeed(bus: self.bus)
         defer { directoryFeed.stop() }
-        let replies = ReplyLine(outbound: outbound, limit: Self.repliesInFlight)
+        let replies = ReplyLine(writer: writer, limit: Self.repliesInFlight)
         do {
             while let frame = try await frames.next() {
                 let place = await replies.place()
-                switch await self.reply(to: frame, from: token, directoryFeed: directoryFeed, outbound: outbound) {
+                switch await self.reply(to: frame, from: token, directoryFeed: directoryFeed, writer: writer) {
                 case .now(let reply):
                     replies.answer(place, with: reply)
                 case .later(let reply):
@@ -104,14 +103,14 @@ struct StreamSession: Sendable {
     private func authenticate(
         headers: HTTPFields,
         frames: inout WebSocketInboundMessageStream.AsyncIterator,
-        outbound: WebSocketOutboundWriter
+        writer: StreamWriter
     ) async -> (SessionGrant, String?)? {
         var ref: String?
         do {
             if let session = SessionMiddleware.bearer(in: headers) {
                 return (try await self.authenticator.grant(forSession: session), nil)
             }
-            guard let first = try await self.firstFrame(&frames, outbound: outbound) else { return nil }
+            guard let first = try await self.firstFrame(&frames, writer: writer) else { return nil }
             let frame = try Self.decode(first)
             ref = frame.ref
             guard case .auth(let session) = frame.body else {
@@ -120,9 +119,8 @@ struct StreamSession: Sendable {
             return (try await self.authenticator.grant(forSession: session), ref)
         } catch {
             let refusal = Self.refusal(for: error)
-            try? await Self.send(
-                .error(ref: ref ?? Self.head(of: error)?.ref, id: nil, code: refusal.code, message: refusal.message),
-                to: outbound
+            try? await writer.send(
+                .error(ref: ref ?? Self.head(of: error)?.ref, id: nil, code: refusal.code, message: refusal.message)
             )
             return nil
         }
@@ -131,12 +129,12 @@ struct StreamSession: Sendable {
     /// The first frame, or nil when the peer sends none within the authentication timeout (the socket is closed then).
     private func firstFrame(
         _ frames: inout WebSocketInboundMessageStream.AsyncIterator,
-        outbound: WebSocketOutboundWriter
+        writer: StreamWriter
     ) async throws -> WebSocketMessage? {
         let timeout = self.configuration.authenticationTimeout
         let watchdog = Task { [clock] in
             try await clock.sleep(timeout)
-            try await outbound.close(.policyViolation, reason: "no auth frame within \(timeout)")
+            try await writer.close(.policyViolation, reason: "no auth frame within \(timeout)")
         }
         defer { watchdog.cancel() }
         return try await frames.next()
@@ -165,7 +163,7 @@ struct StreamSession: Sendable {
         to message: WebSocketMessage,
         from token: Token,
         directoryFeed: DirectoryFeed,
-        outbound: WebSocketOutboundWriter
+        writer: StreamWriter
     ) async -> Reply {
         let frame: ClientFrame
         do {
@@ -198,7 +196,7 @@ struct StreamSession: Sendable {
                 let delivered = try await self.groupAcceptor.passOn(request, from: token)
                 return .now(.ephemeralAccepted(ref: frame.ref, id: request.body.header.messageID, delivered: delivered))
             case .subscribe(let directory):
-                if directory { directoryFeed.start(outbound: outbound) } else { directoryFeed.stop() }
+                if directory { directoryFeed.start(writer: writer) } else { directoryFeed.stop() }
                 return .now(.subscribed(ref: frame.ref, directory: directory))
             }
         } catch {
@@ -252,10 +250,6 @@ struct StreamSession: Sendable {
     private static func head(of error: any Error) -> ClientFrameHead? { (error as? FrameError)?.head }
 
     private static func refusal(for error: any Error) -> Refusal { Refusal((error as? FrameError)?.error ?? error) }
-
-    static func send(_ frame: RelayFrame, to outbound: WebSocketOutboundWriter) async throws {
-        try await outbound.writeTextMessage(String(decoding: try frame.jsonBytes(), as: UTF8.self))
-    }
 }
 
 /// A frame that could not be decoded, with what could be read of it so the refusal still names it.

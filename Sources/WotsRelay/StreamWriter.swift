@@ -1,0 +1,110 @@
+import NIOCore
+import NIOWebSocket
+import WotsCore
+
+/// Writes one socket's frames straight to its channel: a batch of frames costs one hop to the event loop and one
+/// flush. The WebSocket library's writer costs an actor hop, an event-loop hop and a flush (one `writev`) per frame,
+/// and a delivered message is five frames. Closing goes through the library, which runs the close handshake;
+/// `CloseFence` keeps frames written here from following a close frame.
+struct StreamWriter: Sendable {
+    let channel: any Channel
+    /// Sends a close frame through the WebSocket library and lets it finish the handshake.
+    let closer: @Sendable (WebSocketErrorCode, String?) async throws -> Void
+    /// Longer text is split into continuation frames, as the library's writer does.
+    let maximumFrameSize: Int
+
+    /// Puts a `CloseFence` in the socket's pipeline; call once, before the first write.
+    func fence() async throws {
+        let channel = self.channel
+        try await channel.eventLoop.submit {
+            let operations = channel.pipeline.syncOperations
+            let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
+            try operations.addHandler(CloseFence(), position: .after(encoder))
+        }.get()
+    }
+
+    /// Encodes `frames` now, on the caller's thread, for `write(_:)`.
+    func encode(_ frames: [RelayFrame]) throws -> [WebSocketFrame] {
+        var encoded: [WebSocketFrame] = []
+        encoded.reserveCapacity(frames.count)
+        for frame in frames { self.append(text: try frame.jsonBytes(), to: &encoded) }
+        return encoded
+    }
+
+    /// Writes `frames` in order and flushes once; the future succeeds once the kernel took them all.
+    @discardableResult
+    func write(_ frames: [WebSocketFrame]) -> EventLoopFuture<Void> {
+        let channel = self.channel
+        guard channel.eventLoop.inEventLoop else {
+            return channel.eventLoop.flatSubmit { Self.writeOnLoop(frames, to: channel) }
+        }
+        return Self.writeOnLoop(frames, to: channel)
+    }
+
+    func send(_ frames: [RelayFrame]) async throws {
+        guard !frames.isEmpty else { return }
+        try await self.write(try self.encode(frames)).get()
+    }
+
+    func send(_ frame: RelayFrame) async throws { try await self.send([frame]) }
+
+    /// Writes `frame` without waiting; a socket that is gone is noticed by its read loop.
+    func post(_ frame: RelayFrame) {
+        guard let frames = try? self.encode([frame]) else { return }
+        self.write(frames)
+    }
+
+    /// Runs `body` from the event loop's queue: for work that follows a write and must not deepen the stack of the
+    /// flush that finished it.
+    func afterCurrentWrites(_ body: @escaping @Sendable () -> Void) { self.channel.eventLoop.execute(body) }
+
+    func ping() { self.write([WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())]) }
+
+    func close(_ code: WebSocketErrorCode, reason: String?) async throws { try await self.closer(code, reason) }
+
+    private func append(text: [UInt8], to frames: inout [WebSocketFrame]) {
+        let allocator = self.channel.allocator
+        guard text.count > self.maximumFrameSize else {
+            frames.append(WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(bytes: text)))
+            return
+        }
+        var start = 0
+        while start < text.count {
+            let end = min(start + self.maximumFrameSize, text.count)
+            frames.append(
+                WebSocketFrame(
+                    fin: end == text.count,
+                    opcode: start == 0 ? .text : .continuation,
+                    data: allocator.buffer(bytes: text[start..<end])
+                )
+            )
+            start = end
+        }
+    }
+
+    private static func writeOnLoop(_ frames: [WebSocketFrame], to channel: any Channel) -> EventLoopFuture<Void> {
+        var written = channel.eventLoop.makeSucceededVoidFuture()
+        for frame in frames { written = channel.write(frame) }
+        channel.flush()
+        return written
+    }
+}
+
+/// Fails any frame written after a close frame: RFC 6455 §5.5.1 forbids data after it, and frames written by
+/// `StreamWriter` do not pass the WebSocket library's own close state.
+final class CloseFence: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private var isClosed = false
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let frame = Self.unwrapOutboundIn(data)
+        guard !self.isClosed else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        if frame.opcode == .connectionClose { self.isClosed = true }
+        context.write(data, promise: promise)
+    }
+}
