@@ -80,7 +80,7 @@ bench-relay:
 bench-groups:
 	bash scripts/bench-groups.sh
 
-## perf profile of the relay delivering online: CPU-µs per message, top shared objects and symbols.
+## perf profile of the relay delivering online: CPU-µs and system calls per message, top shared objects and symbols.
 profile-relay:
 	bash scripts/profile-relay.sh
 
