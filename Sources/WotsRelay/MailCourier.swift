@@ -8,8 +8,9 @@ import WotsStorage
 /// Performs one socket's `DeliveryStateMachine`: reads the mailbox and writes frames when the machine says so.
 ///
 /// An idle socket holds no task: an event that asks for work starts one, which runs until the machine has nothing
-/// more to do; the messages of one send go to the socket as one batch. A failed mailbox read is tried again after a pause, with the socket open; a failed write closes the
-/// socket, and the client reconnects and gets its mail from the mailbox.
+/// more to do; the messages of one send go to the socket as one batch. A failed mailbox read is tried again after a
+/// pause, with the socket open; a failed write closes the socket, and the client reconnects and gets its mail from the
+/// mailbox.
 final class MailCourier: Sendable {
     let token: Token
     /// The session the socket was opened with; the socket is closed when it ends.
@@ -143,7 +144,7 @@ final class MailCourier: Sendable {
                 switch action {
                 case .read(let after, let limit):
                     do {
-                        let batch = try await self.mailbox(after: after, limit: limit)
+                        let batch = try await self.read(after: after, limit: limit)
                         action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
                     } catch let error as WotsError where error.code == .storageUnavailable {
                         action = self.machine.withLock { $0.readFailed() }
@@ -164,23 +165,16 @@ final class MailCourier: Sendable {
                 }
             }
         } catch {
-            self.deliveryFailed()
+            let wasStopped = self.machine.withLock { machine in
+                defer { machine.stop() }
+                return machine.isStopped
+            }
+            if !wasStopped { try? await self.writer.close(.unexpectedServerError, reason: "delivery failed") }
         }
-    }
-
-    /// Stops delivery and closes the socket, unless it was stopped already; the client reconnects and gets its mail
-    /// from the mailbox.
-    private func deliveryFailed() {
-        let wasStopped = self.machine.withLock { machine in
-            defer { machine.stop() }
-            return machine.isStopped
-        }
-        guard !wasStopped else { return }
-        Task { try? await self.writer.close(.unexpectedServerError, reason: "delivery failed") }
     }
 
     /// The mailbox after `after`: 1:1 messages, and group slots when the socket asked for them, in sequence order.
-    private func mailbox(after: Int64, limit: Int) async throws -> [StreamMail] {
+    private func read(after: Int64, limit: Int) async throws -> [StreamMail] {
         let date = self.clock.date()
         let direct = try await self.mailboxes.messages(for: self.token, after: after, limit: limit, at: date)
         guard let groups = self.groups else { return direct.map(StreamMail.direct) }

@@ -11,6 +11,9 @@ import WotsCore
 /// No task runs for it: a reply is encoded by whoever made it, and the replies ready in order go to the socket as one
 /// batch; when a batch is written, the next one that became ready meanwhile follows.
 final class ReplyLine: Sendable {
+    /// Frames ready to go out in order, and how many replies they are.
+    private typealias Batch = (frames: [WebSocketFrame], replies: UInt64)
+
     private struct State {
         /// The place the next frame read gets.
         var nextPlace: UInt64 = 0
@@ -23,8 +26,16 @@ final class ReplyLine: Sendable {
 
         var waiting: UInt64 { self.nextPlace - self.nextToWrite }
 
+        /// Whether the next frame may be read now: fewer than `limit` replies wait, or the socket failed.
+        func hasRoom(below limit: UInt64) -> Bool { self.waiting < limit || self.hasFailed }
+
+        mutating func takePlace() -> UInt64 {
+            defer { self.nextPlace += 1 }
+            return self.nextPlace
+        }
+
         /// The replies ready in order from `nextToWrite`, with how many replies they are; marks a write under way.
-        mutating func takeReady() -> (frames: [WebSocketFrame], replies: UInt64) {
+        mutating func takeReady() -> Batch {
             var frames: [WebSocketFrame] = []
             var replies: UInt64 = 0
             while let reply = self.ready.removeValue(forKey: self.nextToWrite + replies) {
@@ -47,32 +58,22 @@ final class ReplyLine: Sendable {
 
     /// Waits until fewer than `limit` replies wait, then gives the next frame its place.
     func place() async -> UInt64 {
-        let place = self.state.withLock { state -> UInt64? in
-            guard state.waiting >= self.limit, !state.hasFailed else {
-                defer { state.nextPlace += 1 }
-                return state.nextPlace
-            }
-            return nil
-        }
-        if let place { return place }
+        if let place = self.state.withLock({ $0.hasRoom(below: self.limit) ? $0.takePlace() : nil }) { return place }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let hasRoom = self.state.withLock { state -> Bool in
-                guard state.waiting >= self.limit, !state.hasFailed else { return true }
+                guard !state.hasRoom(below: self.limit) else { return true }
                 state.roomWaiter = continuation
                 return false
             }
             if hasRoom { continuation.resume() }
         }
-        return self.state.withLock { state in
-            defer { state.nextPlace += 1 }
-            return state.nextPlace
-        }
+        return self.state.withLock { $0.takePlace() }
     }
 
     /// The reply for the frame at `place`; written once every earlier reply was.
     func answer(_ place: UInt64, with frame: RelayFrame) {
         let encoded = (try? self.writer.encode([frame])) ?? []
-        let batch = self.state.withLock { state -> (frames: [WebSocketFrame], replies: UInt64)? in
+        let batch = self.state.withLock { state -> Batch? in
             guard !state.hasFailed else { return nil }
             state.ready[place] = encoded
             guard !state.isWriting, state.ready[state.nextToWrite] != nil else { return nil }
@@ -81,12 +82,11 @@ final class ReplyLine: Sendable {
         if let batch { self.write(batch) }
     }
 
-    private func write(_ batch: (frames: [WebSocketFrame], replies: UInt64)) {
+    private func write(_ batch: Batch) {
         self.writer.write(batch.frames).whenComplete { (result: Result<Void, any Error>) in
             switch result {
             case .success:
-                let (next, waiter) = self.state.withLock {
-                    state -> ((frames: [WebSocketFrame], replies: UInt64), CheckedContinuation<Void, Never>?) in
+                let (next, waiter) = self.state.withLock { state -> (Batch, CheckedContinuation<Void, Never>?) in
                     state.nextToWrite += batch.replies
                     let next = state.takeReady()
                     guard state.waiting < self.limit else { return (next, nil) }

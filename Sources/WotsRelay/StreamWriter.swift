@@ -92,7 +92,7 @@ struct StreamWriter: Sendable {
 
 /// Fails any frame written after a close frame: RFC 6455 §5.5.1 forbids data after it, and frames written by
 /// `StreamWriter` do not pass the WebSocket library's own close state.
-final class CloseFence: ChannelOutboundHandler, RemovableChannelHandler {
+final class CloseFence: ChannelOutboundHandler {
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
