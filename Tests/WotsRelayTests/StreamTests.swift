@@ -132,6 +132,11 @@ import WotsTesting
         let storage = RelayStorage.inMemory()
         try await StreamRelay.run(configuration: configuration, storage: storage, clock: clock) { relay in
             let socket = try await relay.connect(as: bob)
+            // Announced mail arriving proves the courier's first mailbox read is over: that read must not find the
+            // unannounced message, or this test would prove nothing about the resync.
+            let announced = try seal("announced", from: alice, to: bob)
+            _ = try await relay.client.send(announced, session: relay.aliceSession)
+            #expect(await socket.next().frame?.deliveredMessage?.envelope == announced)
             let unannounced = try seal("appended behind the relay's back", from: alice, to: bob)
             _ = try await storage.mailboxes.append(unannounced, receivedAt: Date(), mailboxCapacity: 100)
             #expect(await socket.next(timeout: .milliseconds(300)) == .timedOut, "nothing before the resync is due")
