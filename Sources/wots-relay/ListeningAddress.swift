@@ -6,14 +6,14 @@ import WotsCore
 /// the database is opened or migrated.
 enum ListeningAddress {
     /// - Throws: `invalid_argument` saying which address could not be listened on and why.
-    static func ensureAvailable(host: String, port: Int) throws {
+    static func ensureAvailable(host: String, port: Int) async throws {
         guard port != 0 else { return }
         do {
-            let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: host, port: port)
-                .wait()
-            try channel.close().wait()
+                .get()
+            try await channel.close().get()
         } catch let error as IOError {
             throw WotsError(.invalidArgument, "cannot listen on \(host):\(port): \(Self.reason(error))")
         } catch {

@@ -274,9 +274,9 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "wots.relay")
         let descriptorLimit = DescriptorLimit.raiseToHardLimit()
         let settings = try self.settings()
-        try ListeningAddress.ensureAvailable(host: settings.relay.host, port: settings.relay.port)
+        try await ListeningAddress.ensureAvailable(host: settings.relay.host, port: settings.relay.port)
         if let administration = settings.transport.administration {
-            try ListeningAddress.ensureAvailable(host: administration.host, port: administration.port)
+            try await ListeningAddress.ensureAvailable(host: administration.host, port: administration.port)
         }
         let certificates = try settings.transport.tls.map {
             try CertificateStore(certificatePath: $0.certificatePath, keyPath: $0.keyPath)
