@@ -10,6 +10,14 @@ public struct PublicKeys: Sendable, Hashable, Codable {
         self.encryption = encryption
     }
 
+    /// Hashes each key's bytes in one call: an array's own hashing feeds the hasher one byte at a time, and the relay
+    /// looks parsed keys up by these ~540 bytes for every signature it checks.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.signing.count)
+        self.signing.withUnsafeBytes { hasher.combine(bytes: $0) }
+        self.encryption.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     private enum CodingKeys: String, CodingKey {
         case signing, encryption
     }

@@ -124,3 +124,15 @@ import WotsCore
         #expect(throws: WotsError(.invalidNickname, "")) { try Nickname(naming: "ab") }
     }
 }
+
+@Suite struct PublicKeysHashingTests {
+    @Test func equalKeysHashAlikeAndWhereOneKeyEndsChangesTheHash() {
+        let keys = PublicKeys(signing: Array(0..<200), encryption: Array(100..<255))
+        #expect(keys.hashValue == PublicKeys(signing: keys.signing, encryption: keys.encryption).hashValue)
+        let movedBoundary = PublicKeys(signing: Array(keys.signing.dropLast()), encryption: [199] + keys.encryption)
+        #expect(movedBoundary != keys)
+        #expect(movedBoundary.hashValue != keys.hashValue, "the same bytes split differently are other keys")
+        let oneByteChanged = PublicKeys(signing: keys.signing, encryption: Array(keys.encryption.dropLast()) + [0])
+        #expect(oneByteChanged.hashValue != keys.hashValue)
+    }
+}
