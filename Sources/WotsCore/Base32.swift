@@ -4,7 +4,13 @@ package enum Base32 {
 
     package static func encode(_ bytes: [UInt8]) -> String {
         var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 8 + 4) / 5)
+        Self.append(bytes, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the base32 spelling of `bytes` to a UTF-8 buffer.
+    package static func append(_ bytes: [UInt8], to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + (bytes.count * 8 + 4) / 5)
         var buffer: UInt32 = 0
         var bits = 0
         for byte in bytes {
@@ -18,16 +24,21 @@ package enum Base32 {
         if bits > 0 {
             output.append(alphabet[Int((buffer << UInt32(5 - bits)) & 0x1F)])
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes canonical lowercase base32; returns nil for any other spelling (unused trailing bits must be zero).
     package static func decode(_ text: String) -> [UInt8]? {
+        Self.decode(utf8: text.utf8)
+    }
+
+    /// `decode(_:)` from the text's UTF-8 bytes.
+    package static func decode(utf8 text: some Sequence<UInt8>) -> [UInt8]? {
         var output: [UInt8] = []
+        output.reserveCapacity(text.underestimatedCount * 5 / 8)
         var buffer: UInt32 = 0
         var bits = 0
-        for character in text.utf8 {
-            guard let index = alphabet.firstIndex(of: character) else { return nil }
+        for character in text {
+            guard let index = Self.value(character) else { return nil }
             buffer = (buffer << 5) | UInt32(index)
             bits += 5
             if bits >= 8 {
@@ -37,5 +48,14 @@ package enum Base32 {
         }
         guard bits < 5, buffer & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return output
+    }
+
+    /// The value of one lowercase base32 digit; nil for any other byte.
+    private static func value(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a")
+        case UInt8(ascii: "2")...UInt8(ascii: "7"): character - UInt8(ascii: "2") + 26
+        default: nil
+        }
     }
 }

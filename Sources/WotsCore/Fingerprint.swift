@@ -16,10 +16,18 @@ public struct Fingerprint: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Parses 64 hex digits, with or without the spaces of the grouped spelling.
     public init(hex: String) throws {
-        let compact = hex.filter { $0 != " " }
-        guard let bytes = Hex.decode(compact), bytes.count == Self.byteCount else {
+        guard let fingerprint = Self(hexUTF8: hex.utf8) else {
             throw WotsError(.invalidFingerprint, "fingerprint \"\(hex.prefix(80))\" is not 64 hex digits")
         }
+        self = fingerprint
+    }
+
+    /// `init(hex:)` from the text's UTF-8 bytes, byte by byte: the relay reads two fingerprints in every envelope, and
+    /// filtering the spaces out of a `String` went character by character.
+    package init?(hexUTF8: some Sequence<UInt8>) {
+        guard let bytes = Hex.decode(digits: hexUTF8.lazy.filter { $0 != UInt8(ascii: " ") }),
+            bytes.count == Self.byteCount
+        else { return nil }
         self.bytes = bytes
     }
 

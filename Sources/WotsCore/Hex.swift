@@ -4,26 +4,39 @@ package enum Hex {
 
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var output: [UInt8] = []
+        Self.append(bytes, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the lowercase hex digits of `bytes` to a UTF-8 buffer.
+    package static func append(_ bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + bytes.underestimatedCount * 2)
         for byte in bytes {
             output.append(digits[Int(byte >> 4)])
             output.append(digits[Int(byte & 0x0F)])
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes lowercase or uppercase hex; nil for odd lengths or other characters.
     package static func decode(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
+        Self.decode(digits: text.utf8)
+    }
+
+    /// Decodes hex digits given as their UTF-8 bytes; nil for an odd count or any other byte.
+    package static func decode(digits: some Sequence<UInt8>) -> [UInt8]? {
         var output: [UInt8] = []
-        output.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
-            output.append(high << 4 | low)
-            index += 2
+        output.reserveCapacity(digits.underestimatedCount / 2)
+        var high: UInt8?
+        for digit in digits {
+            guard let value = Self.value(digit) else { return nil }
+            if let first = high {
+                output.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
         }
-        return output
+        return high == nil ? output : nil
     }
 
     /// The value of one hex digit, either case; nil for any other character.

@@ -61,24 +61,27 @@ extension UUID {
     /// Reads the 36-character text form (`8-4-4-4-12` hex digits, either case) and nothing else; the relay's scanners
     /// use it in place of `UUID(uuidString:)`, which parses with `sscanf`.
     package init?(text: some StringProtocol) {
-        var utf8 = text.utf8.makeIterator()
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<16 {
-            if index == 4 || index == 6 || index == 8 || index == 10 {
-                guard utf8.next() == UInt8(ascii: "-") else { return nil }
+        self.init(textUTF8: text.utf8)
+    }
+
+    /// `init(text:)` from the text's UTF-8 bytes.
+    package init?(textUTF8: some Sequence<UInt8>) {
+        var utf8 = textUTF8.makeIterator()
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let isUUID = withUnsafeMutableBytes(of: &uuid) { bytes in
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard utf8.next() == UInt8(ascii: "-") else { return false }
+                }
+                guard let high = utf8.next().flatMap(Hex.value), let low = utf8.next().flatMap(Hex.value) else {
+                    return false
+                }
+                bytes[index] = high << 4 | low
             }
-            guard let high = utf8.next().flatMap(Hex.value), let low = utf8.next().flatMap(Hex.value) else {
-                return nil
-            }
-            bytes[index] = high << 4 | low
+            return utf8.next() == nil
         }
-        guard utf8.next() == nil else { return nil }
-        self.init(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )
-        )
+        guard isUUID else { return nil }
+        self.init(uuid: uuid)
     }
 }
 

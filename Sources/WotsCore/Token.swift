@@ -18,9 +18,15 @@ public struct Token: Sendable, Hashable, Comparable, Codable, CustomStringConver
         guard text.utf8.count == 26 else {
             throw WotsError(.invalidToken, "token \"\(text.prefix(40))\" is not 26 characters of lowercase base32")
         }
-        guard let bytes = Base32.decode(text), bytes.count == 16 else {
+        guard let token = Self(base32UTF8: text.utf8) else {
             throw WotsError(.invalidToken, "token \"\(text)\" is not canonical lowercase base32 (a-z, 2-7)")
         }
+        self = token
+    }
+
+    /// `init(_:)` from the text's UTF-8 bytes; nil for anything it refuses.
+    package init?(base32UTF8 text: some Collection<UInt8>) {
+        guard text.count == 26, let bytes = Base32.decode(utf8: text), bytes.count == 16 else { return nil }
         self.bytes = bytes
     }
 

@@ -18,38 +18,37 @@ enum MailboxWrite {
     static func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date, in db: Database) throws
         -> (keys: [MessageKey], bytes: Int)
     {
-        let delete = try db.cachedStatement(
-            sql: """
-                DELETE FROM mailbox_messages WHERE sender = ? AND message_id = ? AND recipient = ?
-                RETURNING sequence, received_at_ms, substr(envelope, -\(Envelope.acknowledgementTagSize)) AS tag,
-                    length(envelope) AS size
-                """
-        )
+        // Statements that fetch a single value, or none: GRDB builds a table of column names for every `Row` fetch,
+        // and these run once per acknowledged message.
         let remember = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO acknowledged_messages
                     (sender, message_id, recipient, sequence, received_at_ms, tag, acknowledged_at_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                SELECT sender, message_id, recipient, sequence, received_at_ms,
+                    substr(envelope, -\(Envelope.acknowledgementTagSize)), ?4
+                FROM mailbox_messages WHERE sender = ?1 AND message_id = ?2 AND recipient = ?3
+                """
+        )
+        let delete = try db.cachedStatement(
+            sql: """
+                DELETE FROM mailbox_messages WHERE sender = ? AND message_id = ? AND recipient = ?
+                RETURNING length(envelope)
                 """
         )
         var deleted: [MessageKey] = []
+        deleted.reserveCapacity(keys.count)
         var bytes = 0
+        let recipientBytes = recipient.databaseBytes
+        let acknowledgedAt = now.millisecondsSince1970
         for key in keys {
-            let arguments: StatementArguments = [
-                key.sender.databaseBytes, key.id.databaseBytes, recipient.databaseBytes,
-            ]
-            guard let row = try Row.fetchOne(delete, arguments: arguments) else { continue }
-            try remember.execute(
-                arguments: arguments + [
-                    row["sequence"] as Int64, row["received_at_ms"] as Int64, row["tag"] as Data,
-                    now.millisecondsSince1970,
-                ]
-            )
+            let arguments: StatementArguments = [key.sender.databaseBytes, key.id.databaseBytes, recipientBytes]
+            try remember.execute(arguments: arguments + [acknowledgedAt])
+            guard db.changesCount > 0, let size = try Int.fetchOne(delete, arguments: arguments) else { continue }
             deleted.append(key)
-            bytes += row["size"] as Int
+            bytes += size
         }
         if !deleted.isEmpty {
-            try MailboxWrite.release(deleted.count, messagesOf: bytes, from: recipient.databaseBytes, in: db)
+            try MailboxWrite.release(deleted.count, messagesOf: bytes, from: recipientBytes, in: db)
         }
         return (deleted, bytes)
     }
@@ -153,11 +152,23 @@ extension AppendRequest {
     }
 
     /// The first receipt when this (sender, id) is waiting or remembered as acknowledged; a conflict when it was
-    /// used for another envelope; nil when it is new. One statement, so it reads both tables at one moment even
-    /// outside a transaction: a message acknowledged meanwhile is found in one of them.
+    /// used for another envelope; nil when it is new. Each lookup is one statement, so it reads both tables at one
+    /// moment even outside a transaction: a message acknowledged meanwhile is found in one of them.
     func heldReceipt(in db: Database) throws -> Result<MailboxReceipt, WotsError>? {
         let header = self.envelope.header
-        guard
+        let key: StatementArguments = [header.sender.databaseBytes, header.messageID.databaseBytes]
+        // Nearly every send is new: a single-value lookup answers that without the column-name table GRDB builds for
+        // each `Row` fetch. A key found here and gone by the next statement was forgotten meanwhile, as new.
+        let isHeld = try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM mailbox_messages WHERE sender = ?1 AND message_id = ?2)
+                        OR EXISTS (SELECT 1 FROM acknowledged_messages WHERE sender = ?1 AND message_id = ?2)
+                    """
+            ),
+            arguments: key
+        )
+        guard isHeld == true,
             let held = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
@@ -169,7 +180,7 @@ extension AppendRequest {
                         ORDER BY acknowledged LIMIT 1
                         """
                 ),
-                arguments: [header.sender.databaseBytes, header.messageID.databaseBytes]
+                arguments: key
             )
         else { return nil }
         let content: Data = held["content"]

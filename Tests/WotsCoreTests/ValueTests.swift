@@ -77,6 +77,21 @@ import WotsCore
         #expect(groups.allSatisfy { $0 == "abab" })
         #expect(try Fingerprint(hex: fingerprint.grouped) == fingerprint)
     }
+
+    @Test func spacesAnywhereAndEitherCaseReadAsTheSameFingerprint() throws {
+        let fingerprint = try Fingerprint(bytes: Array(0..<32))
+        #expect(try Fingerprint(hex: fingerprint.hex) == fingerprint)
+        #expect(try Fingerprint(hex: fingerprint.hex.uppercased()) == fingerprint)
+        #expect(try Fingerprint(hex: " " + fingerprint.hex.map { "\($0) " }.joined()) == fingerprint)
+    }
+
+    @Test(arguments: [
+        String(repeating: "a", count: 63), String(repeating: "a", count: 66), String(repeating: "g", count: 64),
+        String(repeating: "a", count: 63) + "\u{301}", String(repeating: "a", count: 62) + "\ta",
+    ])
+    func anythingButSixtyFourHexDigitsIsRefused(text: String) {
+        #expect(throws: WotsError(.invalidFingerprint, "")) { try Fingerprint(hex: text) }
+    }
 }
 
 @Suite struct CursorTests {

@@ -30,6 +30,20 @@ package struct JSONBytes {
         self.bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// A token's base32 spelling, in quotes.
+    package mutating func token(_ token: Token) {
+        self.bytes.append(UInt8(ascii: "\""))
+        Base32.append(token.bytes, to: &self.bytes)
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A fingerprint's 64 hex digits, in quotes.
+    package mutating func fingerprint(_ fingerprint: Fingerprint) {
+        self.bytes.append(UInt8(ascii: "\""))
+        Hex.append(fingerprint.bytes, to: &self.bytes)
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
     /// Standard base64 with padding, in quotes.
     package mutating func base64(_ data: [UInt8]) {
         self.bytes.append(UInt8(ascii: "\""))

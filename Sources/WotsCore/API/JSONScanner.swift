@@ -41,13 +41,19 @@ package struct JSONScanner {
 
     /// A string with no escape sequence and no control character.
     package mutating func string() -> String? {
+        self.stringBytes().flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The bytes between the quotes of a string with no escape sequence and no control character, not yet checked to
+    /// be UTF-8: for values the caller decodes from a subset of ASCII anyway, without building a `String` first.
+    package mutating func stringBytes() -> ArraySlice<UInt8>? {
         guard self.take(UInt8(ascii: "\"")) else { return nil }
         let start = self.index
         while self.index < self.bytes.count {
             let byte = self.bytes[self.index]
             if byte == UInt8(ascii: "\"") {
                 defer { self.index += 1 }
-                return String(validating: self.bytes[start..<self.index], as: UTF8.self)
+                return self.bytes[start..<self.index]
             }
             guard byte >= 0x20, byte != UInt8(ascii: "\\") else { return nil }
             self.index += 1

@@ -44,7 +44,7 @@ extension RelayFrame {
                 json.raw(index == 0 ? "{\"id\":" : ",{\"id\":")
                 json.plainString(key.id.lowercasedString)
                 json.raw(",\"sender\":")
-                json.plainString(key.sender.description)
+                json.token(key.sender)
                 json.raw("}")
             }
             json.raw("]")
