@@ -18,7 +18,7 @@ import WotsCore
 
     @Test(arguments: [
         "QR==", "QUF=", "QQ", "QUE", "QQ=", "Q===", "====", "QQ=A", "QQ==QUFB", "=QQ=", " QUFB", "QUFB\n", "QU FB",
-        "QUF!", "-_-_", "QUFB\u{0}",
+        "QUF!", "-_-_", "QUFB\u{0}", "Q=QQ", "QQ.Q", "!QQQQUFB", "QUFBQ!QQ",
     ])
     func anyOtherSpellingIsRefused(text: String) {
         #expect(Base64Text.decode(Array(text.utf8)[...]) == nil)

@@ -39,45 +39,66 @@ package enum Base64Text {
         if text.last == UInt8(ascii: "=") {
             padding = text[text.endIndex - 2] == UInt8(ascii: "=") ? 2 : 1
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count / 4 * 3)
-        var group: UInt32 = 0
-        var digits = 0
-        for byte in text[text.startIndex..<text.endIndex - padding] {
-            guard let value = Self.value(byte) else { return nil }
-            group = group << 6 | UInt32(value)
-            digits += 1
-            if digits == 4 {
-                output.append(UInt8(truncatingIfNeeded: group >> 16))
-                output.append(UInt8(truncatingIfNeeded: group >> 8))
-                output.append(UInt8(truncatingIfNeeded: group))
-                group = 0
-                digits = 0
+        let digitCount = text.count - padding
+        let outputCount = digitCount * 3 / 4
+        let values = Self.values
+        return text.withUnsafeBufferPointer { input in
+            values.withUnsafeBufferPointer { values in
+                var isCanonical = true
+                let output = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
+                    var written = 0
+                    var read = 0
+                    var seen: UInt8 = 0
+                    while read + 4 <= digitCount {
+                        let (a, b, c, d) = (
+                            values[Int(input[read])], values[Int(input[read + 1])], values[Int(input[read + 2])],
+                            values[Int(input[read + 3])]
+                        )
+                        seen |= a | b | c | d
+                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        output[written + 2] = UInt8(truncatingIfNeeded: group)
+                        written += 3
+                        read += 4
+                    }
+                    var group: UInt32 = 0
+                    for index in read..<digitCount {
+                        let value = values[Int(input[index])]
+                        seen |= value
+                        group = group << 6 | UInt32(value)
+                    }
+                    switch digitCount - read {
+                    case 2:
+                        isCanonical = group & 0x0F == 0
+                        output[written] = UInt8(truncatingIfNeeded: group >> 4)
+                    case 3:
+                        isCanonical = group & 0x03 == 0
+                        output[written] = UInt8(truncatingIfNeeded: group >> 10)
+                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 2)
+                    default:
+                        break
+                    }
+                    isCanonical = isCanonical && seen & Self.notADigit == 0
+                    initialized = outputCount
+                }
+                return isCanonical ? output : nil
             }
         }
-        switch digits {
-        case 0: break
-        case 2:
-            guard group & 0x0F == 0 else { return nil }
-            output.append(UInt8(truncatingIfNeeded: group >> 4))
-        case 3:
-            guard group & 0x03 == 0 else { return nil }
-            output.append(UInt8(truncatingIfNeeded: group >> 10))
-            output.append(UInt8(truncatingIfNeeded: group >> 2))
-        default: return nil
-        }
-        return output
     }
 
-    /// The value of one base64 digit; nil for any other byte, `=` included.
-    private static func value(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+    /// Set in `values` for a byte that is no base64 digit: a bit no digit's value has.
+    private static let notADigit: UInt8 = 0x40
+
+    /// Each byte's value as a base64 digit, or `notADigit` for any other byte, `=` included.
+    private static let values: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt8(byte) - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt8(byte) - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0") + 52
         case UInt8(ascii: "+"): 62
         case UInt8(ascii: "/"): 63
-        default: nil
+        default: notADigit
         }
     }
 }
