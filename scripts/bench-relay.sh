@@ -164,7 +164,7 @@ esac
 
 if [ "${BENCH_NO_DOC:-0}" != 1 ]; then
     python3 scripts/prosody/write_table.py "$LOG" docs/BENCHMARKS.md \
-        --date "$STARTED" --command "make bench-relay ($0${BENCH_SKIP:+, BENCH_SKIP=$BENCH_SKIP})" \
+        --date "$STARTED" --command "${BEFORE_RELAY:+BENCH_BEFORE_RELAY=$BEFORE_RELAY }make bench-relay ($0${BENCH_SKIP:+, BENCH_SKIP=$BENCH_SKIP})" \
         --nofile "$(ulimit -n)" --load "$LOAD_AT_START / $(cut -d' ' -f1-3 /proc/loadavg)" --users "$USERS" --rates "$RATES" --rate-seconds "$RATE_SECONDS" --notes scripts/prosody/bench-notes.md
     echo "==> docs/BENCHMARKS.md written"
 fi
