@@ -50,12 +50,16 @@ package enum Base32 {
         return output
     }
 
-    /// The value of one lowercase base32 digit; nil for any other byte.
+    /// The value of one lowercase base32 digit (its place in `alphabet`); nil for any other byte.
     private static func value(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a")
-        case UInt8(ascii: "2")...UInt8(ascii: "7"): character - UInt8(ascii: "2") + 26
-        default: nil
-        }
+        let value = values[Int(character)]
+        return value < alphabet.count ? value : nil
     }
+
+    /// Each byte's place in `alphabet`, or 0xFF for a byte that is not in it.
+    private static let values: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (value, digit) in alphabet.enumerated() { values[Int(digit)] = UInt8(value) }
+        return values
+    }()
 }

@@ -90,15 +90,10 @@ package enum Base64Text {
     /// Set in `values` for a byte that is no base64 digit: a bit no digit's value has.
     private static let notADigit: UInt8 = 0x40
 
-    /// Each byte's value as a base64 digit, or `notADigit` for any other byte, `=` included.
-    private static let values: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt8(byte) - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt8(byte) - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "+"): 62
-        case UInt8(ascii: "/"): 63
-        default: notADigit
-        }
-    }
+    /// Each byte's value as a base64 digit (its place in `alphabet`), or `notADigit` for any other byte, `=` included.
+    private static let values: [UInt8] = {
+        var values = [UInt8](repeating: notADigit, count: 256)
+        for (value, digit) in alphabet.enumerated() { values[Int(digit)] = UInt8(value) }
+        return values
+    }()
 }
