@@ -121,16 +121,28 @@ struct Authenticator: Sendable {
     }
 
     /// base64url without padding, so it travels in headers unescaped.
-    private static func spell(_ secret: [UInt8]) -> String {
+    static func spell(_ secret: [UInt8]) -> String {
         secret.base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    private static func parse(_ text: String) -> [UInt8]? {
-        guard text.count == 43 else { return nil }
-        let base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "="
-        guard let data = Data(base64Encoded: base64), data.count == sessionSize else { return nil }
-        return Array(data)
+    /// The session's 32 bytes from the one spelling `spell` gives them: 43 base64url digits, unpadded, the last
+    /// one's unused bits zero. Read as bytes: Foundation's string replacements here were 4 % of the relay's CPU per
+    /// stored message.
+    static func parse(_ text: String) -> [UInt8]? {
+        var digits = Array(text.utf8)
+        guard digits.count == 43 else { return nil }
+        for index in digits.indices {
+            switch digits[index] {
+            case UInt8(ascii: "-"): digits[index] = UInt8(ascii: "+")
+            case UInt8(ascii: "_"): digits[index] = UInt8(ascii: "/")
+            case UInt8(ascii: "+"), UInt8(ascii: "/"): return nil
+            default: continue
+            }
+        }
+        digits.append(UInt8(ascii: "="))
+        guard let secret = Base64Text.decode(digits[...]), secret.count == sessionSize else { return nil }
+        return secret
     }
 }
 

@@ -135,4 +135,57 @@ import WotsTesting
             )
         }
     }
+
+    /// A session has one spelling: another that decodes to the same 32 bytes (standard base64's `+` and `/`, padding,
+    /// the last digit's two unused bits set, spaces) is refused as malformed, not taken as the session it aliases.
+    @Test func aSessionIsAcceptedOnlyInTheSpellingTheRelayGaveIt() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            var session = try await client.login(alice)
+            while !session.contains(where: { $0 == "-" || $0 == "_" }) { session = try await client.login(alice) }
+            let lastDigit = try #require(session.last)
+            let digits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let lastValue = try #require(digits.firstIndex(of: lastDigit))
+            let aliases = [
+                session.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"),
+                session + "=",
+                String(session.dropLast()) + String(digits[lastValue | 1]),
+                String(session.dropLast()) + String(digits[lastValue | 2]),
+                session.prefix(20) + " " + session.dropFirst(21),
+            ]
+            for alias in aliases {
+                let refused = try await client.request("/v1/messages", method: .get, session: alias)
+                #expect(refused.status == .unauthorized, "\(alias)")
+                #expect(refused.errorCode == .invalidSession, "\(alias)")
+            }
+            #expect(try await client.request("/v1/messages", method: .get, session: session).status == .ok)
+        }
+    }
+
+    /// RFC 9110: the scheme's case does not matter and blanks around the credentials are not part of them.
+    @Test func theBearerSchemeIsReadInAnyCaseWithBlanksAroundTheSession() async throws {
+        let harness = try await RelayHarness.make()
+        try await harness.routerApplication.test(.router) { client in
+            try await client.register(alice)
+            let session = try await client.login(alice)
+            for header in ["bearer \(session)", "BEARER  \(session)", "BeArEr \t\(session) \t"] {
+                let response = try await client.execute(
+                    uri: "/v1/messages",
+                    method: .get,
+                    headers: [.authorization: header]
+                ) { $0 }
+                #expect(response.status == .ok, "\(header)")
+            }
+            for header in ["Bearer\t\(session)", "Bearer\(session)", "Basic \(session)", "bearer"] {
+                let response = try await client.execute(
+                    uri: "/v1/messages",
+                    method: .get,
+                    headers: [.authorization: header]
+                ) { $0 }
+                #expect(response.status == .unauthorized, "\(header)")
+                #expect(response.errorCode == .unauthenticated, "\(header)")
+            }
+        }
+    }
 }
