@@ -1,6 +1,14 @@
 import Foundation
 
 extension Envelope {
+    /// A whole input that is one envelope in the plain subset (`POST /v1/messages`' body), read as `scan` reads it;
+    /// nil for anything else, which the caller gives to Foundation's decoder.
+    package static func scan(_ bytes: [UInt8]) -> Envelope? {
+        var scanner = JSONScanner(bytes)
+        guard let envelope = Self.scan(&scanner), scanner.isAtEnd() else { return nil }
+        return envelope
+    }
+
     /// The envelope's JSON form read with `JSONScanner`: the same envelope Foundation's decoder reads, or nil for any
     /// input outside the plain subset or not a valid envelope (a repeated or unknown key too), which the caller then
     /// gives to Foundation's decoder for the precise error.

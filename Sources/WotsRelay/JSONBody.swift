@@ -7,24 +7,38 @@ import WotsCore
 /// Encodes and decodes API bodies with the wire coders shared with the client.
 enum JSONBody {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try WireCoding.makeEncoder().encode(value)
-        return Response(
+        Self.response(json: try WireCoding.makeEncoder().encode(value), status: status)
+    }
+
+    /// A body already encoded as `WireCoding.makeEncoder()` would encode it.
+    static func response(json: some Collection<UInt8>, status: HTTPResponse.Status) -> Response {
+        Response(
             status: status,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(data.count)],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
+            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(json.count)],
+            body: .init(byteBuffer: ByteBuffer(bytes: json))
         )
     }
 
     /// Reads at most `limit` bytes of body and decodes it, turning every decoding failure into a 400 that names
     /// the field and what was wrong.
     static func decode<Value: Decodable>(_ type: Value.Type, from request: Request, limit: Int) async throws -> Value {
-        let buffer: ByteBuffer
+        try decode(type, from: Data(try await Self.collect(request, limit: limit).readableBytesView))
+    }
+
+    /// An envelope body, read by `Envelope.scan` when it is plain JSON (what clients send), else by Foundation's
+    /// decoder, whose errors name the field; Foundation's decoder was 8 % of the relay's CPU per stored message.
+    static func decodeEnvelope(from request: Request, limit: Int) async throws -> Envelope {
+        let bytes = Array(try await Self.collect(request, limit: limit).readableBytesView)
+        if let envelope = Envelope.scan(bytes) { return envelope }
+        return try decode(Envelope.self, from: Data(bytes))
+    }
+
+    private static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         do {
-            buffer = try await request.body.collect(upTo: limit)
+            return try await request.body.collect(upTo: limit)
         } catch {
             throw WotsError(.requestTooLarge, "request body is larger than \(limit) bytes")
         }
-        return try decode(type, from: Data(buffer.readableBytesView))
     }
 
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {

@@ -17,13 +17,12 @@ struct MessageRoutes: Sendable {
     func register(on group: RouterGroup<RelayRequestContext>) {
         group.post("/messages") { request, context in
             let token = try context.requireToken()
-            let envelope = try await JSONBody.decode(
-                Envelope.self,
+            let envelope = try await JSONBody.decodeEnvelope(
                 from: request,
                 limit: self.configuration.maximumRequestSize
             )
             let receipt = try await self.acceptor.accept(envelope, from: token)
-            return try JSONBody.response(receipt, status: .accepted)
+            return JSONBody.response(json: receipt.jsonBytes(), status: .accepted)
         }
         group.get("/messages") { request, context in
             let token = try context.requireToken()

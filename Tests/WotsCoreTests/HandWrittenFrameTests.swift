@@ -89,4 +89,14 @@ import WotsCore
             #expect(try Self.handWritten(frame) == Self.foundation(frame), "at \(seconds) s")
         }
     }
+
+    /// `POST /v1/messages` answers with a receipt written by hand.
+    @Test func sendReceiptsAreWhatFoundationWrites() throws {
+        var generator = SystemRandomNumberGenerator()
+        for seq in [1, 9, 10, Int64.random(in: 1...Int64.max, using: &generator), Int64.max] {
+            let receipt = SendReceipt(id: UUID(), seq: seq, receivedAt: Self.randomDate(using: &generator))
+            let foundation = String(decoding: try WireCoding.makeEncoder().encode(receipt), as: UTF8.self)
+            #expect(String(decoding: receipt.jsonBytes(), as: UTF8.self) == foundation)
+        }
+    }
 }

@@ -132,6 +132,48 @@ import WotsTesting
         }
     }
 
+    /// Plain JSON is read by the relay's scanner and anything else by Foundation's decoder: the same envelope is
+    /// stored either way, and a bad body gets the error that names what is wrong and stores nothing.
+    @Test func anEnvelopeBodyIsReadWhateverItsSpellingAndABadOneIsRefusedByName() async throws {
+        try await self.withUsers { client, sessions in
+            func post(_ text: String) async throws -> TestResponse {
+                try await client.request(
+                    "/v1/messages",
+                    method: .post,
+                    session: sessions["alice"]!,
+                    body: .init(string: text)
+                )
+            }
+            let envelope = try seal("escaped", from: alice, to: bob)
+            let plain = String(decoding: try WireCoding.makeEncoder().encode(envelope), as: UTF8.self)
+            let marker = "\"ciphertext\":\""
+            let first = try #require(plain.range(of: marker)).upperBound
+            let escape = String(format: "\\u%04X", plain.utf8[first])
+            let escaped = plain.replacingCharacters(in: first..<plain.index(after: first), with: escape)
+            #expect(escaped != plain)
+            #expect(try await post(escaped).status == .accepted)
+            #expect(try await client.mailbox(session: sessions["bob"]!).map(\.envelope) == [envelope])
+
+            let other = String(
+                decoding: try WireCoding.makeEncoder().encode(try seal("bad", from: alice, to: bob)),
+                as: UTF8.self
+            )
+            let withoutNonce = other.replacingOccurrences(
+                of: #","nonce":"[^"]*""#,
+                with: "",
+                options: .regularExpression
+            )
+            let missing = try await post(withoutNonce)
+            #expect(missing.status == .badRequest)
+            #expect(missing.errorCode == .invalidJSON)
+            #expect(missing.errorMessage?.contains("\"nonce\" is missing") == true, "\(missing.errorMessage ?? "")")
+            let trailing = try await post(other + " x")
+            #expect(trailing.status == .badRequest)
+            #expect(trailing.errorCode == .invalidJSON)
+            #expect(try await client.mailbox(session: sessions["bob"]!).count == 1)
+        }
+    }
+
     @Test func anUnknownRecipientIs404() async throws {
         try await self.withUsers { client, sessions in
             let stranger = TestIdentities.carol
