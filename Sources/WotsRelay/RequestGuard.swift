@@ -9,7 +9,9 @@ import NIOHTTP1
 ///   Hummingbird).
 /// - A request asking for a WebSocket anywhere but a well-formed `GET /v1/stream` upgrade gets `400` (`426` for a
 ///   WebSocket version other than 13) and a close, and is logged at debug only.
-/// - Every request's body must end within `bodyTimeout` after its head, else the connection is closed.
+/// - Every request's body must end within `bodyTimeout` after the read that brought its head, else the connection is
+///   closed. The deadline is set only when that read ends with the body still to come: a request read whole in one go
+///   (nearly every one) costs no timer.
 final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -20,6 +22,7 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     private let bodyTimeout: TimeAmount
     private let logger: Logger
     private var sawHead = false
+    private var awaitingEnd = false
     private var refused = false
     private var bodyDeadline: Scheduled<Void>?
 
@@ -43,18 +46,25 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             self.sawHead = true
-            self.bodyDeadline?.cancel()
-            self.bodyDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: self.bodyTimeout) {
-                self.logger.debug("closing a connection whose request body did not arrive in time")
-                context.close(promise: nil)
-            }
+            self.awaitingEnd = true
         case .end:
+            self.awaitingEnd = false
             self.bodyDeadline?.cancel()
             self.bodyDeadline = nil
         case .body:
             break
         }
         context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if self.awaitingEnd, self.bodyDeadline == nil, !self.refused {
+            self.bodyDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: self.bodyTimeout) {
+                self.logger.debug("closing a connection whose request body did not arrive in time")
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelReadComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -102,6 +102,27 @@ import WotsRelay
         }
     }
 
+    /// The body deadline counts from the read that brought the head: a body trickled a byte at a time, each in a read
+    /// of its own, does not move it.
+    @Test func aTrickledRequestBodyIsClosedAtTheBodyDeadline() async throws {
+        try await Self.withRelay(configuration: Self.shortDeadlines) { port, _ in
+            let connection = try RawConnection(port: port)
+            let start = ContinuousClock.now
+            connection.send(
+                "POST /v1/register HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100000\r\n\r\n{"
+            )
+            var sent = 1
+            while !connection.isClosed, ContinuousClock.now - start < .seconds(30) {
+                sent += 1
+                connection.send(" ")
+                await connection.read(timeout: .milliseconds(50)) { _ in false }
+            }
+            #expect(connection.isClosed, "still open after \(sent) body bytes")
+            #expect(ContinuousClock.now - start >= .milliseconds(300))
+        }
+    }
+
     /// Requests the HTTP decoder refuses, each sent alone on a fresh connection.
     static let malformedRequests: [String] = [
         "GARBAGE\r\n\r\n",
