@@ -7,7 +7,15 @@ enum ISO8601Milliseconds {
 
     /// Nil outside 1970–9999.
     static func format(_ milliseconds: Int64) -> String? {
-        guard milliseconds >= 0, milliseconds < Self.end else { return nil }
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        guard Self.append(milliseconds, to: &text) else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the 24 characters to `text`; false, appending nothing, outside 1970–9999.
+    static func append(_ milliseconds: Int64, to text: inout [UInt8]) -> Bool {
+        guard milliseconds >= 0, milliseconds < Self.end else { return false }
         let days = milliseconds / 86_400_000
         let inDay = milliseconds % 86_400_000
         let shifted = days + 719_468
@@ -19,8 +27,6 @@ enum ISO8601Milliseconds {
         let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text: [UInt8] = []
-        text.reserveCapacity(24)
         Self.append(year, digits: 4, to: &text)
         text.append(UInt8(ascii: "-"))
         Self.append(month, digits: 2, to: &text)
@@ -35,7 +41,7 @@ enum ISO8601Milliseconds {
         text.append(UInt8(ascii: "."))
         Self.append(inDay % 1_000, digits: 3, to: &text)
         text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
+        return true
     }
 
     private static func append(_ value: Int64, digits: Int, to text: inout [UInt8]) {

@@ -11,7 +11,7 @@ extension RelayFrame {
             json.raw("{\"envelope\":")
             message.envelope.appendJSON(to: &json)
             json.raw(",\"receivedAt\":")
-            json.plainString(WireCoding.format(message.receivedAt))
+            json.date(message.receivedAt)
             json.raw(",\"seq\":")
             json.integer(message.seq)
             json.raw(",\"type\":\"message\"}")
@@ -21,7 +21,7 @@ extension RelayFrame {
             json.raw("{\"envelope\":")
             envelope.appendJSON(to: &json)
             json.raw(",\"ephemeral\":true,\"receivedAt\":")
-            json.plainString(WireCoding.format(receivedAt))
+            json.date(receivedAt)
             json.raw(",\"type\":\"message\"}")
             return json.bytes
         case .accepted(let ref, let id, let seq, let receivedAt) where ref.map(JSONBytes.isPlain) ?? true:
@@ -29,7 +29,7 @@ extension RelayFrame {
             json.raw("{\"id\":")
             json.plainString(id.lowercasedString)
             json.raw(",\"receivedAt\":")
-            json.plainString(WireCoding.format(receivedAt))
+            json.date(receivedAt)
             Self.appendReference(ref, to: &json)
             json.raw(",\"seq\":")
             json.integer(seq)

@@ -6,7 +6,7 @@ extension SendReceipt {
         json.raw("{\"id\":")
         json.plainString(self.id.lowercasedString)
         json.raw(",\"receivedAt\":")
-        json.plainString(WireCoding.format(self.receivedAt))
+        json.date(self.receivedAt)
         json.raw(",\"seq\":")
         json.integer(self.seq)
         json.raw("}")

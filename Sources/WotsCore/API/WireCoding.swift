@@ -17,14 +17,19 @@ public enum WireCoding {
     /// read from the wire is written back unchanged. Foundation's ISO 8601 style truncates instead: it wrote `.061`
     /// back as `.060`, and a date lost a millisecond each time it was decoded and encoded again.
     static func format(_ date: Date) -> String {
-        let exact = date.timeIntervalSince1970 * 1000
-        let nearest = exact.rounded()
-        let milliseconds = abs(exact - nearest) < 0.001 ? nearest : exact.rounded(.down)
+        let milliseconds = Self.milliseconds(of: date)
         if let text = ISO8601Milliseconds.format(Int64(exactly: milliseconds) ?? -1) { return text }
         let seconds = (milliseconds / 1000).rounded(.down)
         let fraction = Int(milliseconds - seconds * 1000)
         let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
         return whole.dropLast() + "." + String(1000 + fraction).dropFirst() + "Z"
+    }
+
+    /// The whole milliseconds `format` writes for `date`.
+    static func milliseconds(of date: Date) -> Double {
+        let exact = date.timeIntervalSince1970 * 1000
+        let nearest = exact.rounded()
+        return abs(exact - nearest) < 0.001 ? nearest : exact.rounded(.down)
     }
 
     public static func makeDecoder() -> JSONDecoder {
