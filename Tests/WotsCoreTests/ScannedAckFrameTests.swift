@@ -62,14 +62,7 @@ import WotsCore
     @Test func whatTheScannerReadsFromAMangledFrameFoundationReadsTheSame() {
         let original = Self.ackFrame(keys: 2)
         var read = 0
-        for _ in 0..<5_000 {
-            var bytes = original
-            let position = Int.random(in: 0..<bytes.count)
-            switch Int.random(in: 0..<3) {
-            case 0: bytes[position] = UInt8.random(in: 0...255)
-            case 1: bytes.insert(UInt8.random(in: 0...255), at: position)
-            default: bytes.remove(at: position)
-            }
+        for bytes in oneByteMutations(of: original, count: 5_000) {
             guard let scanned = ClientFrame.scanAck(bytes) else { continue }
             read += 1
             #expect(scanned == Self.foundation(bytes), "\(String(decoding: bytes, as: UTF8.self))")

@@ -33,16 +33,8 @@ import WotsCore
     /// read as the same envelope.
     @Test func whatTheScannerReadsFromAMangledBodyFoundationReadsTheSame() throws {
         let original = Array(try WireCoding.makeEncoder().encode(EnvelopeLayoutTests.sample()))
-        var generator = SystemRandomNumberGenerator()
         var read = 0
-        for _ in 0..<5_000 {
-            var bytes = original
-            let position = Int.random(in: 0..<bytes.count, using: &generator)
-            switch Int.random(in: 0..<3, using: &generator) {
-            case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
-            case 1: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: position)
-            default: bytes.remove(at: position)
-            }
+        for bytes in oneByteMutations(of: original, count: 5_000) {
             guard let scanned = Envelope.scan(bytes) else { continue }
             read += 1
             #expect(scanned == Self.foundation(bytes), "\(String(decoding: bytes, as: UTF8.self))")

@@ -67,17 +67,8 @@ import WotsCore
     /// Thousands of random one-byte changes: the scanner may refuse any of them, but one it reads Foundation must
     /// read as the same frame.
     @Test func whatTheScannerReadsFromAMangledFrameFoundationReadsTheSame() throws {
-        let original = try Self.sendFrame()
-        var generator = SystemRandomNumberGenerator()
         var read = 0
-        for _ in 0..<5_000 {
-            var bytes = original
-            let position = Int.random(in: 0..<bytes.count, using: &generator)
-            switch Int.random(in: 0..<3, using: &generator) {
-            case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
-            case 1: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: position)
-            default: bytes.remove(at: position)
-            }
+        for bytes in oneByteMutations(of: try Self.sendFrame(), count: 5_000) {
             guard let scanned = ClientFrame.scanSend(bytes) else { continue }
             read += 1
             #expect(scanned == Self.foundation(bytes), "\(String(decoding: bytes, as: UTF8.self))")
