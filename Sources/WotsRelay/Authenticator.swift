@@ -121,7 +121,7 @@ struct Authenticator: Sendable {
     }
 
     /// base64url without padding, so it travels in headers unescaped.
-    static func spell(_ secret: [UInt8]) -> String {
+    private static func spell(_ secret: [UInt8]) -> String {
         secret.base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
@@ -129,7 +129,7 @@ struct Authenticator: Sendable {
     /// The session's 32 bytes from the one spelling `spell` gives them: 43 base64url digits, unpadded, the last
     /// one's unused bits zero. Read as bytes: Foundation's string replacements here were 4 % of the relay's CPU per
     /// stored message.
-    static func parse(_ text: String) -> [UInt8]? {
+    private static func parse(_ text: String) -> [UInt8]? {
         var digits = Array(text.utf8)
         guard digits.count == 43 else { return nil }
         for index in digits.indices {
