@@ -55,8 +55,12 @@ final class DeliveryHub: Service, Sendable {
     }
 
     /// Offers a message or group slot this process just stored to `token`'s open sockets.
-    func deliver(_ mail: StreamMail, to token: Token) {
-        for courier in self.couriers(of: token) { courier.offer(mail) }
+    /// - Returns: whether `token` has an open socket here, which will acknowledge the message once it has it.
+    @discardableResult
+    func deliver(_ mail: StreamMail, to token: Token) -> Bool {
+        let couriers = self.couriers(of: token)
+        for courier in couriers { courier.offer(mail) }
+        return !couriers.isEmpty
     }
 
     /// Hands an ephemeral envelope to `token`'s open sockets in this process, which write it at once.

@@ -95,12 +95,13 @@ public protocol MailboxRepository: Sendable {
     /// that numbers messages before it commits them (SQLite, in one process) that is before the commit, so a recipient
     /// online can be handed it at once; otherwise after the commit. A message announced before a commit that then
     /// fails may have been read: its sender is told of the failure and retries with the same id (at-least-once).
+    /// `announce` returns whether a reader was handed the message (see `Announcement`).
     func enqueueAppend(
         _ envelope: Envelope,
         receivedAt: Date,
         mailboxCapacity: Int,
         mailboxQuota: Int,
-        announce: @escaping @Sendable (MailboxMessage) -> Void
+        announce: @escaping Announcement
     ) async throws -> PendingWrite<MailboxReceipt>
 
     /// `acknowledge` in two steps, as `enqueueAppend`: an acknowledgement enqueued after an append of the same key
@@ -162,6 +163,12 @@ public protocol MailboxRepository: Sendable {
     func forgetExpiryNotices(before cutoff: Date) async throws -> Int
 }
 
+/// Hands a newly stored message to whoever reads the recipient's mailbox live.
+/// - Returns: whether a reader was handed it, so that its acknowledgement may follow soon: a store that numbers
+///   messages before it commits them waits a little for that acknowledgement before writing the message, and does
+///   not write a message acknowledged meanwhile as waiting.
+public typealias Announcement = @Sendable (MailboxMessage) -> Bool
+
 extension MailboxRepository {
     /// `messages(for:after:limit:at:)` as of the current time.
     public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
@@ -174,7 +181,7 @@ extension MailboxRepository {
         receivedAt: Date,
         mailboxCapacity: Int,
         mailboxQuota: Int,
-        announce: @escaping @Sendable (MailboxMessage) -> Void
+        announce: @escaping Announcement
     ) async throws -> PendingWrite<MailboxReceipt> {
         let receipt = try await self.append(
             envelope,
@@ -183,7 +190,7 @@ extension MailboxRepository {
             mailboxQuota: mailboxQuota
         )
         if receipt.isNew {
-            announce(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope))
+            _ = announce(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope))
         }
         return .settled(.success(receipt))
     }

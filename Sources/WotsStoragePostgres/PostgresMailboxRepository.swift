@@ -58,7 +58,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
         receivedAt: Date,
         mailboxCapacity: Int,
         mailboxQuota: Int,
-        announce: @escaping @Sendable (MailboxMessage) -> Void
+        announce: @escaping Announcement
     ) async throws -> PendingWrite<MailboxReceipt> {
         // Numbered by PostgreSQL inside the transaction (several relay processes may share the counters), so a new
         // message is announced only once committed.
@@ -71,7 +71,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
             )
         ).map { receipt in
             if receipt.isNew {
-                announce(
+                _ = announce(
                     MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope)
                 )
             }

@@ -44,11 +44,14 @@ extension MailboxPipeline {
         /// The message as announced, when it was numbered before its commit; nil when the database numbers it.
         var early: MailboxMessage?
         /// Called after the commit for an append the database numbered.
-        var announce: @Sendable (MailboxMessage) -> Void
+        var announce: Announcement
         /// When the recipient acknowledged it before its commit: it is then written as acknowledged, never as waiting.
         var acknowledgedAt: Date?
         /// Taken into a transaction: too late to cancel.
         var isTaken = false
+        /// Numbered early and handed to a reader, whose acknowledgement may come before the transaction: the writer
+        /// waits for it while this is staged, unacknowledged and not taken.
+        var isAwaitingAcknowledgement = false
         /// The recipient's `outsideChanges` when a database-numbered append was taken.
         var outsideChangesWhenTaken: UInt64 = 0
 

@@ -56,7 +56,7 @@ extension MailboxPipeline.State {
                     settlements.append {
                         append.write.settle(late.result.mapError { $0 })
                         if case .success(let receipt) = late.result, receipt.isNew {
-                            append.announce(
+                            _ = append.announce(
                                 MailboxMessage(
                                     sequence: receipt.sequence,
                                     receivedAt: receipt.receivedAt,

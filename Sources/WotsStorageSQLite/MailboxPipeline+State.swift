@@ -39,6 +39,10 @@ extension MailboxPipeline {
 
         /// When the oldest item staged and not taken yet was staged.
         var oldestStagedAt: ContinuousClock.Instant?
+        /// Appends staged, not taken and `isAwaitingAcknowledgement`: what the writer's pause may still spare.
+        var awaitedAcknowledgements = 0
+        /// Whether the writer is pausing before its next batch (and must be woken when there is no more to wait for).
+        var writerPauses = false
 
         private mutating func enqueue(_ id: ItemID) {
             if self.queue.isEmpty { self.oldestStagedAt = .now }
@@ -46,17 +50,31 @@ extension MailboxPipeline {
         }
 
         /// How long the writer should wait before taking a batch: until the oldest staged item is `delay` old while
-        /// a message handed out early waits unacknowledged (its acknowledgement may still spare writing it), and at
-        /// once when a full batch is staged or nothing staged can be spared: an acknowledgement, or any other write,
-        /// gains nothing by waiting, and a recipient draining its mailbox waits for it.
+        /// a message handed to a reader early waits unacknowledged (its acknowledgement may still spare writing it),
+        /// and at once when a full batch is staged or nothing staged can be spared: an acknowledgement, a message
+        /// nobody reads yet, or any other write gains nothing by waiting, and a recipient draining its mailbox or a
+        /// sender waiting for its receipt waits for it.
         func wait(delay: Duration, fullBatch: Int) -> Duration {
-            guard self.queue.count < fullBatch, let oldest = self.oldestStagedAt else { return .zero }
-            let mightBeSpared = self.queue.contains { id in
-                guard case .append(let append) = self.items[id] else { return false }
-                return append.early != nil && append.acknowledgedAt == nil
-            }
-            guard mightBeSpared else { return .zero }
+            guard self.queue.count < fullBatch, self.awaitedAcknowledgements > 0, let oldest = self.oldestStagedAt
+            else { return .zero }
             return max(.zero, delay - (ContinuousClock.now - oldest))
+        }
+
+        /// Whether the pausing writer must be woken now, because there is nothing more to wait for.
+        mutating func wakesWriter(delay: Duration, fullBatch: Int) -> Bool {
+            guard self.writerPauses, self.wait(delay: delay, fullBatch: fullBatch) == .zero else { return false }
+            self.writerPauses = false
+            return true
+        }
+
+        /// The early append with this key was handed to no reader after all: no acknowledgement is worth waiting for.
+        mutating func handedToNobody(_ key: MessageKey) {
+            guard let id = self.appendsByKey[key], case .append(var append) = self.items[id],
+                append.isAwaitingAcknowledgement
+            else { return }
+            append.isAwaitingAcknowledgement = false
+            self.items[id] = .append(append)
+            if !append.isTaken, append.acknowledgedAt == nil { self.awaitedAcknowledgements -= 1 }
         }
 
         private mutating func makeID() -> ItemID {
@@ -66,7 +84,7 @@ extension MailboxPipeline {
 
         mutating func stageAppend(
             _ request: AppendRequest,
-            announce: @escaping @Sendable (MailboxMessage) -> Void,
+            announce: @escaping Announcement,
             maximumEarly: Int
         ) -> AppendStaging {
             let envelope = request.envelope
@@ -90,6 +108,9 @@ extension MailboxPipeline {
                 counter.bytes += staged.size
                 self.earlyByRecipient[recipient, default: []].append(id)
                 self.earlyOutstanding += 1
+                // Until its announcement says otherwise (`handedToNobody`): the writer must not take it before then.
+                staged.isAwaitingAcknowledgement = true
+                self.awaitedAcknowledgements += 1
             } else {
                 counter.invalidate()
                 counter.databaseNumbered += 1
@@ -114,6 +135,7 @@ extension MailboxPipeline {
                     append.recipient == recipient, append.early != nil, !append.isTaken, append.acknowledgedAt == nil
                 else { continue }
                 append.acknowledgedAt = now
+                if append.isAwaitingAcknowledgement { self.awaitedAcknowledgements -= 1 }
                 self.items[id] = .append(append)
                 self.earlyByRecipient[recipient]?.removeAll { $0 == id }
                 if var counter = self.counters[recipient], counter.isValid {
@@ -164,6 +186,9 @@ extension MailboxPipeline {
                 switch self.items[id] {
                 case .append(var append):
                     append.isTaken = true
+                    if append.isAwaitingAcknowledgement, append.acknowledgedAt == nil {
+                        self.awaitedAcknowledgements -= 1
+                    }
                     let counter = self.counters[append.recipient]
                     append.outsideChangesWhenTaken = counter?.outsideChanges ?? 0
                     self.items[id] = .append(append)

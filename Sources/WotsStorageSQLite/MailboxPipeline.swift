@@ -28,14 +28,18 @@ final class MailboxPipeline: Sendable {
     /// Most acknowledged messages one transaction deletes while the disk has `roomAboveReserve` beyond the reserve.
     static let maximumAcknowledgedWithRoom = 2_000
     static let roomAboveReserve: Int64 = 256 << 20
-    /// How long a staged item waits for others before its transaction starts (unless a full batch is staged): a
-    /// commit and its fsync cost the same for one item or hundreds, and a message acknowledged meanwhile is not
-    /// written at all. Delivery does not wait for it; only the sender's 202 does.
-    static let commitDelay: Duration = .milliseconds(2)
+    /// How long a transaction waits, from its oldest item, while a message handed to its reader may still be
+    /// acknowledged (unless a full batch is staged): a message acknowledged meanwhile is not written as waiting at
+    /// all, which spares its insert, its delete and their pages, and what arrives meanwhile shares the commit and
+    /// its fsync. Delivery does not wait for it; only the sender's receipt does.
+    let acknowledgementWait: Duration
 
     unowned let database: SQLiteDatabase
     private let state = Mutex(State())
     private let writer = DispatchQueue(label: "wots.sqlite.mailbox-writer")
+    /// Signalled when the writer pauses (`State.writerPauses`) and a write that need not wait finds nothing else
+    /// worth waiting for, or a full batch.
+    private let writerWakeUp = DispatchSemaphore(value: 0)
     /// Answers to callers, batch after batch, given in the task pool by one task (`answer`) so that the writer goes
     /// on at once and the answers keep the order of the commits.
     private let answers = AsyncStream.makeStream(of: [State.Settlement].self)
@@ -43,20 +47,29 @@ final class MailboxPipeline: Sendable {
 
     init(database: SQLiteDatabase) {
         self.database = database
+        self.acknowledgementWait = database.configuration.acknowledgementWait
     }
 
     /// Stages an append checked against what is written already (`heldReceipt` found nothing).
-    func stageAppend(_ request: AppendRequest, announce: @escaping @Sendable (MailboxMessage) -> Void)
+    func stageAppend(_ request: AppendRequest, announce: @escaping Announcement)
         -> PendingWrite<MailboxReceipt>
     {
-        let (staging, startsCommitting) = self.state.withLock { state in
+        let (staging, startsCommitting, wakesWriter) = self.state.withLock { state in
             let staging = state.stageAppend(request, announce: announce, maximumEarly: Self.maximumEarly)
-            return (staging, Self.startCommitting(&state))
+            return (staging, Self.startCommitting(&state), self.wakesWriter(&state))
         }
+        var wakesWriterNow = wakesWriter
+        if case .staged(_, let early?) = staging, !announce(early) {
+            wakesWriterNow = self.state.withLock { state in
+                state.handedToNobody(early.envelope.header.messageKey)
+                return self.wakesWriter(&state) || wakesWriter
+            }
+        }
+        // Only now, so that a writer this starts knows whether the message was handed to a reader.
         if startsCommitting { self.commitInBackground() }
+        if wakesWriterNow { self.writerWakeUp.signal() }
         switch staging {
-        case .staged(let write, let early):
-            if let early { announce(early) }
+        case .staged(let write, _):
             return write
         case .duplicate(let original, let sameEnvelope):
             guard sameEnvelope else { return .settled(.failure(request.idConflict)) }
@@ -74,6 +87,7 @@ final class MailboxPipeline: Sendable {
     func staged(_ key: MessageKey) -> Bool { self.state.withLock { $0.appendsByKey[key] != nil } }
 
     func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date) -> PendingWrite<[MessageKey]> {
+        // A pausing writer is not woken: what it gathers meanwhile shares the transaction's fsync.
         let (write, startsCommitting) = self.state.withLock { state in
             (state.stageAcknowledgement(keys, for: recipient, at: now), Self.startCommitting(&state))
         }
@@ -123,6 +137,10 @@ final class MailboxPipeline: Sendable {
         self.state.withLock { $0.invalidate(recipients) }
     }
 
+    private func wakesWriter(_ state: inout State) -> Bool {
+        state.wakesWriter(delay: self.acknowledgementWait, fullBatch: Self.maximumBatch)
+    }
+
     private static func startCommitting(_ state: inout State) -> Bool {
         guard !state.isCommitting, !state.queue.isEmpty else { return false }
         state.isCommitting = true
@@ -138,10 +156,16 @@ final class MailboxPipeline: Sendable {
 
     private func commitWhileStaged() {
         while true {
-            let pause = self.state.withLock { $0.wait(delay: Self.commitDelay, fullBatch: Self.maximumBatch) }
+            let pause = self.state.withLock { state in
+                let pause = state.wait(delay: self.acknowledgementWait, fullBatch: Self.maximumBatch)
+                state.writerPauses = pause > .zero
+                return pause
+            }
             if pause > .zero {
                 let (seconds, attoseconds) = pause.components
-                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+                _ = self.writerWakeUp.wait(timeout: .now() + .nanoseconds(nanoseconds))
+                continue
             }
             let acknowledgementLimit = self.acknowledgementLimit()
             let taken = self.state.withLock { state -> ([(ItemID, Taken)], Numbering)? in

@@ -22,6 +22,10 @@ public final class SQLiteDatabase: Sendable {
         /// `storage_full`, while acknowledgements, logins and deletions, which free space or need little, go on.
         /// Counts free space on the file system plus SQLite's own free pages. Default 64 MiB.
         public var minimumFreeSpace: Int64 = 64 << 20
+        /// How long a mailbox transaction waits, from its oldest item, while a message handed to its reader may
+        /// still be acknowledged (`MailboxPipeline`): a message acknowledged meanwhile is never written as waiting.
+        /// Only the sender's receipt waits for it, never delivery. Default 20 ms.
+        public var acknowledgementWait: Duration = .milliseconds(20)
 
         /// The defaults.
         public init() {}

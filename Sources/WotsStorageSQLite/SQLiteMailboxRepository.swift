@@ -33,7 +33,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
             receivedAt: receivedAt,
             mailboxCapacity: mailboxCapacity,
             mailboxQuota: mailboxQuota,
-            announce: { _ in }
+            announce: { _ in false }
         ).outcome()
     }
 
@@ -42,7 +42,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         receivedAt: Date,
         mailboxCapacity: Int,
         mailboxQuota: Int,
-        announce: @escaping @Sendable (MailboxMessage) -> Void
+        announce: @escaping Announcement
     ) async throws -> PendingWrite<MailboxReceipt> {
         try await self.database.requireFreeSpace()
         let request = AppendRequest(

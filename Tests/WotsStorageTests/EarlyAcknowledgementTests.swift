@@ -36,7 +36,11 @@ import WotsStorage
     final class Announcements: Sendable {
         private let messages = Mutex<[MailboxMessage]>([])
         var all: [MailboxMessage] { self.messages.withLock { $0 } }
-        func record(_ message: MailboxMessage) { self.messages.withLock { $0.append(message) } }
+        /// Records `message` as handed to a reader, which will acknowledge it.
+        func record(_ message: MailboxMessage) -> Bool {
+            self.messages.withLock { $0.append(message) }
+            return true
+        }
     }
 
     private func ids(_ envelopes: Envelope...) -> [UUID] { envelopes.map(\.header.messageID) }
@@ -198,6 +202,8 @@ import WotsStorage
         #expect(after.sequence > handedOut.max() ?? 0)
         try restarted.close()
         try await hold.release()
+        // The first process's objects outlive what it had staged, as a process's do until it dies.
+        while !crashed.mailboxPipeline.isIdle { await Task.yield() }
     }
 }
 
