@@ -24,8 +24,8 @@ public final class SQLiteDatabase: Sendable {
         public var minimumFreeSpace: Int64 = 64 << 20
         /// How long a mailbox transaction waits, from its oldest item, while a message handed to its reader may
         /// still be acknowledged (`MailboxPipeline`): a message acknowledged meanwhile is never written as waiting.
-        /// Only the sender's receipt waits for it, never delivery. Default 20 ms.
-        public var acknowledgementWait: Duration = .milliseconds(20)
+        /// Only the sender's receipt waits for it, never delivery. Default 50 ms.
+        public var acknowledgementWait: Duration = .milliseconds(50)
 
         /// The defaults.
         public init() {}
