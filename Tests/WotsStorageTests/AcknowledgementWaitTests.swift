@@ -54,13 +54,7 @@ import WotsStorage
         in mailboxes: SQLiteMailboxRepository,
         handedToReader: Bool
     ) async throws -> PendingWrite<MailboxReceipt> {
-        try await mailboxes.enqueueAppend(
-            envelope,
-            receivedAt: TestValues.time(),
-            mailboxCapacity: 100,
-            mailboxQuota: .max,
-            announce: { _ in handedToReader }
-        )
+        try await mailboxes.stage(envelope, announce: { _ in handedToReader })
     }
 
     /// Makes the pipeline know `recipient`'s counter, so that its next messages are numbered before their commit.

@@ -58,13 +58,7 @@ import WotsStorage
         in mailboxes: SQLiteMailboxRepository,
         announcements: Announcements
     ) async throws -> PendingWrite<MailboxReceipt> {
-        try await mailboxes.enqueueAppend(
-            envelope,
-            receivedAt: TestValues.time(),
-            mailboxCapacity: 100,
-            mailboxQuota: .max,
-            announce: { announcements.record($0) }
-        )
+        try await mailboxes.stage(envelope, announce: { announcements.record($0) })
     }
 
     @Test func aMessageAcknowledgedBeforeItsCommitIsRememberedNotStoredAndNeverHandedOutAgain() async throws {
