@@ -1,6 +1,5 @@
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 public import Logging
 import NIOCore
 public import ServiceLifecycle
@@ -164,28 +163,6 @@ public struct Relay: Sendable {
             metrics: self.metrics,
             clock: self.clock
         )
-        let maximumFrameSize = self.configuration.maximumFrameSize
-        let webSocketRouter = Router(context: StreamRequestContext.self)
-        webSocketRouter.ws("/v1/stream") { inbound, outbound, context in
-            do {
-                try await session.run(
-                    inbound: inbound,
-                    writer: StreamWriter(
-                        channel: context.requestContext.channel,
-                        closer: { try await outbound.close($0, reason: $1) },
-                        maximumFrameSize: maximumFrameSize
-                    ),
-                    request: context.request,
-                    logger: context.logger
-                )
-            } catch {
-                // Rethrown so the WebSocket library closes with the code the error names (1007 for a text message
-                // that is not UTF-8, 1009 for one too large) instead of 1000.
-                context.logger.debug("stream ended", metadata: ["error": "\(error)"])
-                throw error
-            }
-        }
-        let webSocketResponder = webSocketRouter.buildResponder()
         let sweeper = Sweeper(
             storage: self.storage,
             configuration: self.configuration,
@@ -201,17 +178,11 @@ public struct Relay: Sendable {
             // connection); a peer that stops acknowledging for two intervals is dropped by TCP_USER_TIMEOUT.
             server: HTTPServerBuilder { [configuration = self.configuration] responder in
                 try TunedChildChannel(
-                    base: HTTP1WebSocketUpgradeChannel(
+                    base: StreamChildChannel(
                         responder: responder,
-                        webSocketResponder: webSocketResponder,
-                        configuration: .init(
-                            http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
-                            ws: .init(
-                                maxFrameSize: configuration.maximumFrameSize,
-                                autoPing: .disabled,
-                                validateUTF8: true
-                            )
-                        )
+                        idleTimeout: configuration.idleTimeout,
+                        maximumFrameSize: configuration.maximumFrameSize,
+                        session: session
                     ),
                     userTimeout: configuration.pingInterval * 2,
                     edge: .init(

@@ -1,16 +1,11 @@
-import CoreMetrics
 import Foundation
-import HTTPTypes
 import Hummingbird
-import HummingbirdWebSocket
-import Logging
-import NIOCore
-import NIOWebSocket
+import HummingbirdCore
 import WotsCore
 import WotsStorage
 
-/// One WebSocket on `/v1/stream` (schema/stream.md): authentication, then queued and live messages out, and client
-/// frames in, each answered by exactly one reply that carries its `ref`.
+/// What every `/v1/stream` socket shares (schema/stream.md): the services a `StreamConnection` authenticates with and
+/// answers client frames with, each by exactly one reply that carries its `ref`.
 struct StreamSession: Sendable {
     let authenticator: Authenticator
     let configuration: RelayConfiguration
@@ -24,32 +19,14 @@ struct StreamSession: Sendable {
     let metrics: RelayMetrics
     let clock: RelayClock
 
-    func run(inbound: WebSocketInboundStream, writer: StreamWriter, request: Request, logger: Logger) async throws {
-        try await writer.fence()
-        var frames = inbound.messages(maxSize: self.configuration.maximumFrameSize).makeAsyncIterator()
-        guard
-            let (session, ref) = await self.authenticate(headers: request.headers, frames: &frames, writer: writer)
-        else {
-            try await writer.close(.policyViolation, reason: "authentication required")
-            return
-        }
-        let groups: (any GroupMailboxRepository)?
-        do {
-            groups = try Self.wantsGroups(request) ? try RelayStorage.groupMailboxes(in: self.mailboxes) : nil
-        } catch {
-            let refusal = Refusal(error)
-            try await writer.send(.error(ref: ref, id: nil, code: refusal.code, message: refusal.message))
-            try await writer.close(.policyViolation, reason: refusal.code.name)
-            return
-        }
-        let token = session.token
-        self.metrics.openConnections.increment()
-        defer { self.metrics.openConnections.decrement() }
-        logger.debug("stream opened")
-        try await writer.send(.ready(ref: ref, token: token))
-
-        let courier = MailCourier(
-            session: session,
+    /// A courier for a socket just opened with `grant`.
+    func makeCourier(
+        for grant: SessionGrant,
+        groups: (any GroupMailboxRepository)?,
+        writer: StreamWriter
+    ) -> MailCourier {
+        MailCourier(
+            session: grant,
             settings: self.deliverySettings,
             mailboxes: self.mailboxes,
             groups: groups,
@@ -57,28 +34,10 @@ struct StreamSession: Sendable {
             writer: writer,
             clock: self.clock
         )
-        let unregister = self.hub.register(courier)
-        defer { unregister() }
-        courier.opened()
-        let directoryFeed = DirectoryFeed(bus: self.bus)
-        defer { directoryFeed.stop() }
-        let replies = ReplyLine(writer: writer, limit: Self.repliesInFlight)
-        do {
-            while let frame = try await frames.next() {
-                let place = await replies.place()
-                switch await self.reply(to: frame, from: token, directoryFeed: directoryFeed, writer: writer) {
-                case .now(let reply):
-                    replies.answer(place, with: reply)
-                case .later(let reply):
-                    reply.whenSettled { replies.answer(place, with: (try? $0.get()) ?? Self.lostReply) }
-                }
-            }
-        } catch {
-            await courier.stop()
-            throw error
-        }
-        await courier.stop()
     }
+
+    /// Where group slots are read from, for a socket that asked for them.
+    func groupMailboxes() throws -> any GroupMailboxRepository { try RelayStorage.groupMailboxes(in: self.mailboxes) }
 
     private var deliverySettings: DeliveryStateMachine.Settings {
         var settings = DeliveryStateMachine.Settings()
@@ -89,8 +48,8 @@ struct StreamSession: Sendable {
 
     /// Whether the stream was opened with `?groups=true`, asking for group slots beside 1:1 messages.
     /// - Throws: `invalid_argument` for a `groups` value other than `true` or `false`.
-    static func wantsGroups(_ request: Request) throws -> Bool {
-        switch request.uri.queryParameters.get("groups") {
+    static func wantsGroups(_ uri: URI) throws -> Bool {
+        switch uri.queryParameters.get("groups") {
         case nil, "false": return false
         case "true": return true
         case let other?:
@@ -98,59 +57,17 @@ struct StreamSession: Sendable {
         }
     }
 
-    /// The bearer session from the upgrade's `Authorization` header, else from an `auth` first frame within the
-    /// authentication timeout; nil (after an `error` frame saying why) when neither works.
-    private func authenticate(
-        headers: HTTPFields,
-        frames: inout WebSocketInboundMessageStream.AsyncIterator,
-        writer: StreamWriter
-    ) async -> (SessionGrant, String?)? {
-        var ref: String?
-        do {
-            if let session = SessionMiddleware.bearer(in: headers) {
-                return (try await self.authenticator.grant(forSession: session), nil)
-            }
-            guard let first = try await self.firstFrame(&frames, writer: writer) else { return nil }
-            let frame = try Self.decode(first)
-            ref = frame.ref
-            guard case .auth(let session) = frame.body else {
-                throw WotsError(.unauthenticated, "the first frame must be {\"type\": \"auth\", \"session\": …}")
-            }
-            return (try await self.authenticator.grant(forSession: session), ref)
-        } catch {
-            let refusal = Self.refusal(for: error)
-            try? await writer.send(
-                .error(ref: ref ?? Self.head(of: error)?.ref, id: nil, code: refusal.code, message: refusal.message)
-            )
-            return nil
-        }
-    }
-
-    /// The first frame, or nil when the peer sends none within the authentication timeout (the socket is closed then).
-    private func firstFrame(
-        _ frames: inout WebSocketInboundMessageStream.AsyncIterator,
-        writer: StreamWriter
-    ) async throws -> WebSocketMessage? {
-        let timeout = self.configuration.authenticationTimeout
-        let watchdog = Task { [clock] in
-            try await clock.sleep(timeout)
-            try await writer.close(.policyViolation, reason: "no auth frame within \(timeout)")
-        }
-        defer { watchdog.cancel() }
-        return try await frames.next()
-    }
-
     /// Most replies one socket has waiting for their commits before it stops reading frames.
     static let repliesInFlight = 256
 
     /// A reply known now, or once the write it answers for committed (it never fails: a failure is an `error` frame).
-    private enum Reply {
+    enum Reply {
         case now(RelayFrame)
         case later(PendingWrite<RelayFrame>)
     }
 
     /// Stands in for a reply whose making failed in a way no frame names; never expected.
-    private static let lostReply = RelayFrame.error(
+    static let lostReply = RelayFrame.error(
         ref: nil,
         id: nil,
         code: .internalError,
@@ -159,8 +76,8 @@ struct StreamSession: Sendable {
 
     /// The one reply to a client frame. Sends and acknowledgements are handed to the store here, in frame order, and
     /// answered once they committed.
-    private func reply(
-        to message: WebSocketMessage,
+    func reply(
+        to message: StreamMessage,
         from token: Token,
         directoryFeed: DirectoryFeed,
         writer: StreamWriter
@@ -228,7 +145,7 @@ struct StreamSession: Sendable {
     }
 
     /// Decodes a client frame; a JSON shape error is `invalid_frame`, a bad value keeps its own code.
-    static func decode(_ message: WebSocketMessage) throws -> ClientFrame {
+    static func decode(_ message: StreamMessage) throws -> ClientFrame {
         guard case .text(let text) = message else {
             throw FrameError(
                 head: nil,
@@ -247,9 +164,9 @@ struct StreamSession: Sendable {
         }
     }
 
-    private static func head(of error: any Error) -> ClientFrameHead? { (error as? FrameError)?.head }
+    static func head(of error: any Error) -> ClientFrameHead? { (error as? FrameError)?.head }
 
-    private static func refusal(for error: any Error) -> Refusal { Refusal((error as? FrameError)?.error ?? error) }
+    static func refusal(for error: any Error) -> Refusal { Refusal((error as? FrameError)?.error ?? error) }
 }
 
 /// A frame that could not be decoded, with what could be read of it so the refusal still names it.

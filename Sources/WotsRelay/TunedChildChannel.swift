@@ -1,5 +1,4 @@
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -72,7 +71,7 @@ struct TunedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
         return self.base.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let upgrader = try operations.handler(
-                type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self
+                type: NIOTypedHTTPServerUpgradeHandler<StreamChildChannel.UpgradeResult>.self
             )
             let requestGuard = RequestGuard(edge: edgeGuard, bodyTimeout: edge.bodyTimeout, logger: logger)
             try operations.addHandler(requestGuard, position: .before(upgrader))
