@@ -48,6 +48,9 @@ public struct RelayConfiguration: Sendable {
     public var challengeRate = RateLimit(perSecond: 10, burst: 100)
     /// Largest WebSocket frame accepted. Default 128 KiB.
     public var maximumFrameSize: Int = 131_072
+    /// Most whole client messages one WebSocket keeps waiting to be answered before the relay stops reading it;
+    /// reading resumes once half of them were. Replies waiting for their commits are bounded apart. Default 32.
+    public var streamMessagesWaiting: Int = 32
     /// Largest HTTP request body accepted. Default 256 KiB.
     public var maximumRequestSize: Int = 262_144
     /// How often every WebSocket gets a ping frame (keeps NAT mappings open). A peer whose TCP stack stops

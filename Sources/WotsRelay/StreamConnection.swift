@@ -12,7 +12,7 @@ import WotsStorage
 /// the account's mail.
 ///
 /// Messages wait in an inbox, answered by a task that runs only while there are some and ends when the inbox is
-/// empty; an idle socket holds no task. Reading pauses while `inboxLimit` messages wait.
+/// empty; an idle socket holds no task. Reading pauses while `RelayConfiguration.streamMessagesWaiting` messages wait.
 final class StreamConnection: Sendable {
     private struct OpenStream: Sendable {
         let token: Token
@@ -56,16 +56,13 @@ final class StreamConnection: Sendable {
         }
     }
 
-    /// Most messages waiting to be answered before the socket stops reading; replies waiting for their commits are
-    /// bounded apart, by `StreamSession.repliesInFlight`.
-    static let inboxLimit = 32
-
     private let session: StreamSession
     private let writer: StreamWriter
     private let head: HTTPRequest
     private let logger: Logger
     private let resumeReading: @Sendable () -> Void
     private let state = Mutex(State())
+    private var inboxLimit: Int { max(1, self.session.configuration.streamMessagesWaiting) }
 
     init(
         session: StreamSession,
@@ -115,7 +112,7 @@ final class StreamConnection: Sendable {
             state.inbox.append(message)
             let startsAnswering = !state.isAnswering
             state.isAnswering = true
-            if state.waiting >= Self.inboxLimit { state.isReadingPaused = true }
+            if state.waiting >= self.inboxLimit { state.isReadingPaused = true }
             return (startsAnswering, !state.isReadingPaused)
         }
         if startsAnswering { Task { await self.answerWaiting() } }
@@ -151,7 +148,7 @@ final class StreamConnection: Sendable {
     private func takeNext() -> (StreamMessage, Phase)? {
         let (next, resumes) = self.state.withLock { state -> ((StreamMessage, Phase)?, Bool) in
             let next = state.takeNext()
-            guard state.isReadingPaused, state.waiting <= Self.inboxLimit / 2 else { return (next, false) }
+            guard state.isReadingPaused, state.waiting <= self.inboxLimit / 2 else { return (next, false) }
             state.isReadingPaused = false
             return (next, true)
         }

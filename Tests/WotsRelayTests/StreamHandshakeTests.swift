@@ -1,7 +1,9 @@
+import Foundation
 import Synchronization
 import Testing
 import WotsCore
 import WotsRelay
+import WotsTesting
 
 /// The parts of RFC 6455 the relay's socket handler answers itself, byte by byte on a raw connection: pings, the
 /// close handshake in both directions, fragments that do not add up, and a relay that shuts down with sockets open.
@@ -69,6 +71,40 @@ import WotsRelay
             )
             #expect(await Self.closeCode(of: connection) == 1009)
         }
+    }
+
+    /// Sends arrive in one burst, faster than they are checked and stored: reading pauses while too many wait (here
+    /// one, so it pauses at nearly every frame), and resumes as they are answered. Every frame is answered, in order.
+    @Test func framesSentFasterThanTheyAreAnsweredAreAllAnsweredInOrder() async throws {
+        var configuration = Self.configuration
+        configuration.streamMessagesWaiting = 1
+        try await StreamRelay.run(configuration: configuration) { relay in
+            let connection = try await Self.openStream(relay)
+            let refs = (0..<300).map { "r\($0)" }
+            var burst: [UInt8] = []
+            for ref in refs {
+                let frame = ClientFrame(
+                    .send(try seal(ref, from: TestIdentities.alice, to: TestIdentities.bob)),
+                    ref: ref
+                )
+                burst += WebSocketWire.frame(opcode: 0x1, payload: Array(try WireCoding.makeEncoder().encode(frame)))
+            }
+            connection.send(burst)
+            let answered = await connection.read(timeout: .seconds(60)) { bytes in
+                Self.textFrames(in: bytes).count >= refs.count + 1
+            }
+            let answeredRefs = Self.textFrames(in: connection.received).dropFirst().map {
+                (try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])?["ref"] as? String
+            }
+            #expect(answered)
+            #expect(answeredRefs.count == refs.count)
+            #expect(answeredRefs.elementsEqual(refs), "the replies came out of order")
+            #expect(!connection.isClosed)
+        }
+    }
+
+    static func textFrames(in bytes: [UInt8]) -> [WebSocketWire.ServerFrame] {
+        WebSocketWire.serverFrames(in: bytes).filter { $0.opcode == 0x1 }
     }
 
     @Test func aRelayShuttingDownClosesItsOpenStreamsWith1000() async throws {
