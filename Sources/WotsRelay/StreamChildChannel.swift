@@ -121,14 +121,7 @@ struct StreamChildChannel: ServerChildChannel, HTTPChannelHandler {
         let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
         try operations.addHandler(CloseFence(), position: .after(encoder))
         let request = try HTTPRequest(head, secure: false, splitCookie: false)
-        let writer = StreamWriter(
-            channel: channel,
-            closer: { code, reason in
-                let frame = StreamSocketHandler.closeFrame(code, reason: reason, allocator: channel.allocator)
-                try await channel.writeAndFlush(frame)
-            },
-            maximumFrameSize: self.maximumFrameSize
-        )
+        let writer = StreamWriter(channel: channel, maximumFrameSize: self.maximumFrameSize)
         let handler = StreamSocketHandler(maximumMessageSize: self.maximumFrameSize, logger: logger) {
             [session = self.session] handler, context in
             let resumable = NIOLoopBound((handler, context), eventLoop: context.eventLoop)

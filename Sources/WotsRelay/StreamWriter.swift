@@ -3,25 +3,12 @@ import NIOWebSocket
 import WotsCore
 
 /// Writes one socket's frames straight to its channel: a batch of frames costs one hop to the event loop and one
-/// flush. The WebSocket library's writer costs an actor hop, an event-loop hop and a flush (one `writev`) per frame,
-/// and a delivered message is five frames. Closing goes through the library, which runs the close handshake;
-/// `CloseFence` keeps frames written here from following a close frame.
+/// flush (a delivered message is five frames). A close frame written here starts the close handshake in the socket's
+/// `StreamSocketHandler`; `CloseFence` keeps any frame from following it.
 struct StreamWriter: Sendable {
     let channel: any Channel
-    /// Sends a close frame through the WebSocket library and lets it finish the handshake.
-    let closer: @Sendable (WebSocketErrorCode, String?) async throws -> Void
-    /// Longer text is split into continuation frames, as the library's writer does.
+    /// Longer text is split into continuation frames.
     let maximumFrameSize: Int
-
-    /// Puts a `CloseFence` in the socket's pipeline; call once, before the first write.
-    func fence() async throws {
-        let channel = self.channel
-        try await channel.eventLoop.submit {
-            let operations = channel.pipeline.syncOperations
-            let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
-            try operations.addHandler(CloseFence(), position: .after(encoder))
-        }.get()
-    }
 
     /// Encodes `frames` now, on the caller's thread, for `write(_:)`.
     func encode(_ frames: [RelayFrame]) throws -> [WebSocketFrame] {
@@ -60,7 +47,11 @@ struct StreamWriter: Sendable {
 
     func ping() { self.write([WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())]) }
 
-    func close(_ code: WebSocketErrorCode, reason: String?) async throws { try await self.closer(code, reason) }
+    /// Sends a close frame; the socket's handler then waits for the peer's and closes the connection.
+    func close(_ code: WebSocketErrorCode, reason: String?) async throws {
+        let frame = StreamSocketHandler.closeFrame(code, reason: reason, allocator: self.channel.allocator)
+        try await self.write([frame]).get()
+    }
 
     private func append(text: [UInt8], to frames: inout [WebSocketFrame]) {
         let allocator = self.channel.allocator

@@ -11,7 +11,7 @@ import WotsCore
 /// a close frame, and replies in the order of the frames they answer.
 @Suite struct StreamWriterTests {
     static func writer(on channel: EmbeddedChannel, maximumFrameSize: Int = 1 << 16) -> StreamWriter {
-        StreamWriter(channel: channel, closer: { _, _ in }, maximumFrameSize: maximumFrameSize)
+        StreamWriter(channel: channel, maximumFrameSize: maximumFrameSize)
     }
 
     static func written(_ channel: EmbeddedChannel) throws -> [WebSocketFrame] {
