@@ -26,10 +26,14 @@ public enum WireCoding {
     }
 
     /// The whole milliseconds `format` writes for `date`.
+    ///
+    /// "A hair" is 1 µs near 1970 and a few units in the last place of the value further away: a `Date` is a `Double`
+    /// of seconds, so in the year 2521 a parsed `.143` lands some 3 µs from 143 ms, and was written back as `.142`.
     static func milliseconds(of date: Date) -> Double {
         let exact = date.timeIntervalSince1970 * 1000
         let nearest = exact.rounded()
-        return abs(exact - nearest) < 0.001 ? nearest : exact.rounded(.down)
+        let hair = max(0.001, 8 * exact.ulp)
+        return abs(exact - nearest) < hair ? nearest : exact.rounded(.down)
     }
 
     public static func makeDecoder() -> JSONDecoder {
