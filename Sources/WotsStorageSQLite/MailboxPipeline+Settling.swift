@@ -97,6 +97,8 @@ extension MailboxPipeline.State {
             case .append(let append):
                 self.appendsByKey[append.key] = nil
                 if append.early != nil {
+                    // One answered at its acknowledgement keeps that receipt (only the first settle counts): only the
+                    // record of its acknowledgement is lost.
                     self.forgetEarly(id, of: append.recipient)
                 } else {
                     self.counters[append.recipient]?.databaseNumbered -= 1

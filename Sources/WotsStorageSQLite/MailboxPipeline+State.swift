@@ -124,15 +124,19 @@ extension MailboxPipeline {
 
         /// Cancels the recipient's early appends not taken yet that these keys name, and stages the rest for the
         /// database.
+        /// - Returns: the acknowledgement's write, and the receipts of the cancelled appends, to give outside the lock
+        ///   at once: delivered and acknowledged, they need not wait for the commit that records them.
         mutating func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date)
-            -> PendingWrite<[MessageKey]>
+            -> (PendingWrite<[MessageKey]>, [Settlement])
         {
             var seen = Set<MessageKey>()
             let unique = keys.filter { seen.insert($0).inserted }
             var cancelled = Set<MessageKey>()
+            var receipts: [Settlement] = []
             for key in unique {
                 guard let id = self.appendsByKey[key], case .append(var append) = self.items[id],
-                    append.recipient == recipient, append.early != nil, !append.isTaken, append.acknowledgedAt == nil
+                    append.recipient == recipient, let early = append.early, !append.isTaken,
+                    append.acknowledgedAt == nil
                 else { continue }
                 append.acknowledgedAt = now
                 if append.isAwaitingAcknowledgement { self.awaitedAcknowledgements -= 1 }
@@ -144,6 +148,8 @@ extension MailboxPipeline {
                     self.counters[recipient] = counter
                 }
                 cancelled.insert(key)
+                let receipt = MailboxReceipt(sequence: early.sequence, receivedAt: early.receivedAt)
+                receipts.append { [write = append.write] in write.settle(.success(receipt)) }
             }
             let write = PendingWrite<[MessageKey]>()
             let id = self.makeID()
@@ -151,7 +157,7 @@ extension MailboxPipeline {
                 StagedAcknowledgement(keys: unique, recipient: recipient, now: now, cancelled: cancelled, write: write)
             )
             self.enqueue(id)
-            return write
+            return (write, receipts)
         }
 
         mutating func stageExclusive(_ exclusive: StagedExclusive) {

@@ -10,7 +10,8 @@ import WotsStorage
 /// A recipient whose counter the pipeline knows gets its messages **numbered when they are staged**, before their
 /// commit: readers see them at once (so a recipient online is handed a message while it is still being written),
 /// and a message its recipient acknowledges before it was taken into a transaction is never written as waiting, only
-/// remembered as acknowledged so that a retried send gets its first receipt. A recipient the pipeline does not know,
+/// remembered as acknowledged so that a retried send gets its first receipt; its sender gets that receipt at the
+/// acknowledgement, without waiting for the commit. A recipient the pipeline does not know,
 /// or whose counter something outside it changed, has its next message numbered by the database inside the
 /// transaction, which makes the counter known again.
 ///
@@ -31,7 +32,7 @@ final class MailboxPipeline: Sendable {
     /// How long a transaction waits, from its oldest item, while a message handed to its reader may still be
     /// acknowledged (unless a full batch is staged): a message acknowledged meanwhile is not written as waiting at
     /// all, which spares its insert, its delete and their pages, and what arrives meanwhile shares the commit and
-    /// its fsync. Delivery does not wait for it; only the sender's receipt does.
+    /// its fsync. Delivery does not wait for it; only the receipt of a message not acknowledged meanwhile does.
     let acknowledgementWait: Duration
 
     unowned let database: SQLiteDatabase
@@ -88,10 +89,11 @@ final class MailboxPipeline: Sendable {
 
     func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date) -> PendingWrite<[MessageKey]> {
         // A pausing writer is not woken: what it gathers meanwhile shares the transaction's fsync.
-        let (write, startsCommitting) = self.state.withLock { state in
+        let ((write, receipts), startsCommitting) = self.state.withLock { state in
             (state.stageAcknowledgement(keys, for: recipient, at: now), Self.startCommitting(&state))
         }
         if startsCommitting { self.commitInBackground() }
+        for settle in receipts { settle() }
         return write
     }
 

@@ -103,6 +103,10 @@ import WotsStorage
                 )
                     == ids(taken, kept)
             )
+            #expect(acknowledgedWrite.isSettled, "delivered and acknowledged: answered before its commit")
+            #expect(!takenWrite.isSettled && !keptWrite.isSettled, "the others wait for their commit")
+            let retriedBeforeCommit = try await self.enqueue(acknowledged, in: mailboxes, announcements: announcements)
+            #expect(retriedBeforeCommit.isSettled, "a retry shares the first receipt, before the commit too")
             try await hold.release()
 
             let receipts = [
@@ -123,6 +127,7 @@ import WotsStorage
 
             let retried = try await self.enqueue(acknowledged, in: mailboxes, announcements: announcements).outcome()
             #expect(retried == receipts[1] && !retried.isNew, "a retried send gets its first receipt")
+            #expect(try await retriedBeforeCommit.outcome() == retried)
             #expect(announcements.all.count == 4, "and is handed to nobody again")
             let next = try await mailboxes.append(
                 TestValues.envelope(from: TestValues.token(), to: bob),
@@ -268,5 +273,39 @@ extension EarlyAcknowledgementTests {
         #expect(retried.sequence != later.sequence, "the write that timed out may land late, never on a used number")
         #expect(try await mailboxes.depth(of: bob) == 2)
         try database.close()
+    }
+}
+
+extension EarlyAcknowledgementTests {
+    /// A receipt given at the acknowledgement stands when the transaction that was to record the acknowledgement
+    /// fails: the recipient has the message; what is lost is only the relay's record that it was acknowledged.
+    @Test func aReceiptGivenAtTheAcknowledgementStandsWhenItsTransactionFails() throws {
+        var state = MailboxPipeline.State()
+        let bob = TestValues.token()
+        state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
+        let envelope = TestValues.envelope(from: TestValues.token(), to: bob)
+        let request = AppendRequest(
+            envelope: envelope,
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 100,
+            mailboxQuota: .max
+        )
+        guard
+            case .staged(let write, let early?) = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
+        else {
+            Issue.record("a known counter numbers the message when it is staged")
+            return
+        }
+        let (_, receipts) = state.stageAcknowledgement([envelope.header.messageKey], for: bob, at: TestValues.time())
+        #expect(!write.isSettled, "answered by the caller, outside the lock")
+        for settle in receipts { settle() }
+        let expected = MailboxReceipt(sequence: early.sequence, receivedAt: early.receivedAt)
+        #expect(try write.settledValue() == expected)
+
+        let batch = state.take(maximum: 10, maximumAcknowledged: 10)
+        #expect(batch.count == 2, "the acknowledged append and the acknowledgement")
+        for settle in state.failed(batch, with: WotsError(.storageUnavailable, "the disk went away")) { settle() }
+        #expect(try write.settledValue() == expected, "the receipt stands")
+        #expect(state.items.isEmpty && state.appendsByKey.isEmpty)
     }
 }
