@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # `make bench-relay`: Prosody (file store) first, then wots-relay (an older build given in BENCH_BEFORE_RELAY, then this
-# one on SQLite, then on PostgreSQL), then Prosody on SQLite: three shapes each (durable store, drain, online at
-# saturation and at offered rates), then the idle-connection ceiling. The offered rates are 1,000, 2,500 and 5,000
-# msg/s, half Prosody's saturation (the issue's p99 target) and each server's own saturation rate. Everything on
+# one on SQLite, then on PostgreSQL), then Prosody's file store again, then Prosody on SQLite: three shapes each
+# (durable store, drain, online at saturation and at offered rates), then the idle-connection ceiling. The offered rates
+# are 1,000, 2,500 and 5,000 msg/s and half Prosody's saturation (the issue's p99 target), lowest first, then each
+# server's own saturation rate. Prosody's file store runs before and after the Wots runs and the ratios are taken against the mean of the two:
+# on a shared VM the speed of the same binary drifts by tens of percent over the minutes between. Everything on
 # loopback, every shape bounded in time. Writes the table to docs/BENCHMARKS.md and the raw log beside it in the temp dir.
 #
 # Knobs (environment): BENCH_USERS (50), BENCH_RATES (1000,2500,5000), BENCH_RATE_SECONDS (3),
 # BENCH_BEFORE_RELAY (path of an older wots-relay binary measured on SQLite as the "before" column),
-# BENCH_STORE_PER_SENDER (400), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
-# BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_CONN_STEPS (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated:
-# sqlite postgres prosody-file prosody-sql connections), BENCH_NO_DOC=1 to leave docs/BENCHMARKS.md alone.
+# BENCH_STORE_PER_SENDER (200), BENCH_ONLINE_PER_SENDER (150), BENCH_PROSODY_FILE_PER_SENDER (100),
+# BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_PROSODY_ONLINE_PER_SENDER (300), BENCH_CONN_STEPS
+# (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated: sqlite postgres prosody-file prosody-sql connections),
+# BENCH_NO_DOC=1 to leave docs/BENCHMARKS.md alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +23,7 @@ STORE_PER_SENDER=${BENCH_STORE_PER_SENDER:-200}
 ONLINE_PER_SENDER=${BENCH_ONLINE_PER_SENDER:-150}
 PROSODY_FILE_PER_SENDER=${BENCH_PROSODY_FILE_PER_SENDER:-100}
 PROSODY_SQL_PER_SENDER=${BENCH_PROSODY_SQL_PER_SENDER:-20}
+PROSODY_ONLINE_PER_SENDER=${BENCH_PROSODY_ONLINE_PER_SENDER:-300}
 CONN_STEPS=${BENCH_CONN_STEPS:-1000,5000,10000,15000,19500}
 SKIP=" ${BENCH_SKIP:-} "
 RELAY=.build-release/release/wots-relay
@@ -31,11 +35,13 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 . scripts/bench-relay-lib.sh
 
-# The offered rates for Wots: the fixed ones, half Prosody's saturation when it was measured, then its own saturation.
+# The offered rates for Wots: the fixed ones and half Prosody's saturation when it was measured, lowest first, then its
+# own saturation. Lowest first, so that no rate is measured while the relay still works off the backlog of a higher
+# rate it could not keep up with.
 wots_rates() {
     local half
-    half=$(sed -n 's/^RESULT prosody_file\.online_rate=\([0-9]*\).*/\1/p' "$LOG" 2>/dev/null | tail -1)
-    echo "$RATES${half:+,$((half / 2))},saturation"
+    half=$(sed -n 's/^RESULT prosody_file\.online_rate=\([0-9]*\).*/\1/p' "$LOG" 2>/dev/null | head -1)
+    echo "$(printf '%s\n' ${RATES//,/ } ${half:+$((half / 2))} | sort -n | uniq | paste -sd,),saturation"
 }
 
 run_shapes() { # $1 label, $2 database, $3 binary (default: this build)
@@ -114,7 +120,8 @@ run_prosody() { # $1 label, $2 storage line, $3 port, $4 messages per sender
     done
     echo "--- $1: prosody $(dpkg-query -W -f='${Version}' prosody 2>/dev/null) on 127.0.0.1:$3 (pid $PROSODY_PID)"
     timeout 300 python3 scripts/prosody/xmpp_bench.py --port "$3" --pid "$PROSODY_PID" --label "$1" --users "$USERS" \
-        --store-per-sender "$4" --online-per-sender 100 --rates "$RATES,saturation" --rate-seconds "$RATE_SECONDS" --timeout 30 |
+        --store-per-sender "$4" --online-per-sender "$PROSODY_ONLINE_PER_SENDER" --rates "$RATES,saturation" \
+        --rate-seconds "$RATE_SECONDS" --timeout 30 |
         tee -a "$LOG" || echo "bench-relay: $1 failed" | tee -a "$LOG"
     kill "$PROSODY_PID" 2>/dev/null || true
     wait "$PROSODY_PID" 2>/dev/null || true
@@ -141,6 +148,12 @@ case "$SKIP" in *" postgres "*) ;; *)
     echo "==> wots-relay on PostgreSQL"
     BENCH_RELAY_PHASE=postgres BENCH_RELAY_WORK="$WORK" BENCH_RELAY_LOG="$LOG" \
         scripts/with-postgres.sh bash "$0" || echo "bench-relay: PostgreSQL phase failed" | tee -a "$LOG"
+    ;;
+esac
+
+case "$SKIP" in *" prosody-file "*) ;; *)
+    echo "==> Prosody, default file storage, again (the ratios use the mean of both runs)"
+    run_prosody prosody_file_again "" 15224 "$PROSODY_FILE_PER_SENDER"
     ;;
 esac
 

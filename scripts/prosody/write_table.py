@@ -64,6 +64,7 @@ def main():
 
     systems = [("wots_before", "wots-relay SQLite, before"), ("wots_sqlite", "wots-relay SQLite"),
                ("wots_pg", "wots-relay PostgreSQL"), ("prosody_file", "Prosody file store"),
+               ("prosody_file_again", "Prosody file store, again after the Wots runs"),
                ("prosody_sql", "Prosody SQLite")]
     systems = [(k, n) for k, n in systems if any(key.startswith(k + ".") for key in r)]
     out = []
@@ -150,14 +151,21 @@ def main():
         return ", ".join(("SQLite " if i == 0 else "PostgreSQL ") + ("—" if m is None else ("met" if m else "MISSED"))
                          for i, m in enumerate(met))
 
+    def reference(ref, key):
+        # Prosody's file store runs before and after the Wots runs: the ratio is against the mean of what it did.
+        runs = [v for v in (num(f"{ref}.{key}"), num(f"{ref}_again.{key}")) if v is not None]
+        return sum(runs) / len(runs) if runs else None
+
     def goal(title, key, ref, targets):
         vals, met = [], []
         for label, target in zip(("wots_sqlite", "wots_pg"), targets):
-            x = ratio(num(f"{label}.{key}"), num(f"{ref}.{key}"))
+            x = ratio(num(f"{label}.{key}"), reference(ref, key))
             vals.append("—" if x is None else f"{x:.2f}×")
             met.append(None if x is None or target is None else x >= target)
         out.append(f"| {title} | {vals[0]} | {vals[1]} | {verdict(met)} |")
 
+    if num("prosody_file_again.online_rate") is not None:
+        out.append("| (Prosody's file store is the mean of its runs before and after the Wots runs) | | | |")
     goal("online saturation ≥ 2× Prosody file store (SQLite; aim 3×), ≥ 1.5× (PostgreSQL)", "online_rate",
          "prosody_file", (2, 1.5))
     goal("online saturation vs Prosody SQLite", "online_rate", "prosody_sql", (None, None))
