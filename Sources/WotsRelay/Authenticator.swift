@@ -145,9 +145,3 @@ struct Authenticator: Sendable {
         return secret
     }
 }
-
-extension Duration {
-    var seconds: TimeInterval {
-        TimeInterval(self.components.seconds) + TimeInterval(self.components.attoseconds) / 1e18
-    }
-}

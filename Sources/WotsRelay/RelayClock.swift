@@ -1,4 +1,5 @@
 public import Foundation
+import WotsCore
 
 /// The relay's time, injected so tests advance a manual clock instead of waiting: `now` counts from an origin
 /// fixed when the clock was made, `sleep` waits on the same clock, and `date` is the calendar time envelope expiry,
@@ -13,7 +14,7 @@ public struct RelayClock: Sendable {
         let origin = clock.now
         self.now = { origin.duration(to: clock.now) }
         self.sleep = { try await clock.sleep(for: $0) }
-        self.date = { start.addingTimeInterval(Self.seconds(origin.duration(to: clock.now))) }
+        self.date = { start.addingTimeInterval(origin.duration(to: clock.now).seconds) }
     }
 
     private init(_ clock: ContinuousClock, date: @escaping @Sendable () -> Date) {
@@ -25,9 +26,4 @@ public struct RelayClock: Sendable {
 
     /// Real time: `ContinuousClock`, and the system's calendar time (which follows the operator's clock corrections).
     public static var continuous: RelayClock { RelayClock(ContinuousClock(), date: { Date() }) }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
 }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
+import WotsCore
 import WotsStorage
 
 /// Periodically removes expired challenges and sessions, deletes messages whose envelope's `expiresAt` has come

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WotsCore
 
 /// Token buckets per key (a token, an address, a nickname): each call takes one token or says how long to wait.
 final class TokenBucketLimiter: Sendable {
@@ -24,9 +25,7 @@ final class TokenBucketLimiter: Sendable {
         self.buckets.withLock { buckets in
             if buckets.count > 100_000 { self.forgetIdle(&buckets, now: now) }
             var bucket = buckets[key] ?? Bucket(tokens: self.limit.burst, updatedAt: now)
-            let elapsed =
-                Double((now - bucket.updatedAt).components.seconds)
-                + Double((now - bucket.updatedAt).components.attoseconds) / 1e18
+            let elapsed = (now - bucket.updatedAt).seconds
             bucket.tokens = min(self.limit.burst, bucket.tokens + elapsed * self.limit.perSecond)
             bucket.updatedAt = now
             defer { buckets[key] = bucket }

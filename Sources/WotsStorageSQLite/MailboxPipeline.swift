@@ -241,8 +241,7 @@ final class MailboxPipeline: Sendable {
             )
             self.answer(self.state.withLock { $0.failed(batch, with: error) })
         }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: item)
         return item
     }
 

@@ -95,8 +95,7 @@ public final class SQLiteDatabase: Sendable {
         }
         var grdb = GRDB.Configuration()
         grdb.foreignKeysEnabled = true
-        let timeout = configuration.busyTimeout.components
-        grdb.busyMode = .timeout(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
+        grdb.busyMode = .timeout(configuration.busyTimeout.seconds)
         grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
         do {
             self.pool = try DatabasePool(path: path, configuration: grdb)

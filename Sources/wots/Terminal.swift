@@ -133,8 +133,7 @@ enum Terminal {
         case .connected:
             if Self.stderrIsTerminal { Self.note("connected to \(url)") }
         case .disconnected(let reason, let retryIn):
-            let seconds = Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) / 1e18
-            Self.note("wots: disconnected (\(reason)); reconnecting in \(String(format: "%.1f", seconds)) s")
+            Self.note("wots: disconnected (\(reason)); reconnecting in \(String(format: "%.1f", retryIn.seconds)) s")
         }
     }
 }

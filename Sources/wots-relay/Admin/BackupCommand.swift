@@ -74,9 +74,3 @@ struct SQLiteBackupReport: Codable, Sendable {
     /// Also written to FILE.sha256.
     var sha256: String
 }
-
-extension Duration {
-    var seconds: Double {
-        Double(self.components.seconds) + Double(self.components.attoseconds) / 1e18
-    }
-}
