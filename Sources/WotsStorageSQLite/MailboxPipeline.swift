@@ -164,9 +164,7 @@ final class MailboxPipeline: Sendable {
                 return pause
             }
             if pause > .zero {
-                let (seconds, attoseconds) = pause.components
-                let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-                _ = self.writerWakeUp.wait(timeout: .now() + .nanoseconds(nanoseconds))
+                _ = self.writerWakeUp.wait(timeout: .now() + pause.seconds)
                 continue
             }
             let acknowledgementLimit = self.acknowledgementLimit()
