@@ -22,9 +22,9 @@ public final class SQLiteDatabase: Sendable {
         /// `storage_full`, while acknowledgements, logins and deletions, which free space or need little, go on.
         /// Counts free space on the file system plus SQLite's own free pages. Default 64 MiB.
         public var minimumFreeSpace: Int64 = 64 << 20
-        /// How long a mailbox transaction waits, from its oldest item, while a message handed to its reader may
-        /// still be acknowledged (`MailboxPipeline`): a message acknowledged meanwhile is never written as waiting.
-        /// Only the sender's receipt waits for it, never delivery. Default 50 ms.
+        /// How long a message handed to its reader stays staged for its acknowledgement before it is written
+        /// (`MailboxPipeline`): a message acknowledged meanwhile is never written as waiting. Only the sender's
+        /// receipt waits for it (up to about twice this), never delivery. Default 50 ms.
         public var acknowledgementWait: Duration = .milliseconds(50)
 
         /// The defaults.
@@ -33,6 +33,10 @@ public final class SQLiteDatabase: Sendable {
 
     /// Largest size the write-ahead log keeps after a checkpoint, in bytes.
     static let walSizeLimit = 4 << 20
+    /// Pages the writer connection keeps in memory, in bytes. SQLite's default, 2 MiB, is smaller than the pages one
+    /// transaction of acknowledgements dirties (each lands on a random page of `acknowledged_messages`): the writer
+    /// spilled them into the write-ahead log before its commit and read them back from the file for the next one.
+    static let writerCacheSize = 32 << 20
 
     /// The database file.
     public let path: String
@@ -108,6 +112,7 @@ public final class SQLiteDatabase: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 // After a checkpoint the WAL shrinks back to this size, giving the disk back what a burst took.
                 try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheSize / 1024)")
             }
         } catch {
             throw SQLiteDatabase.storageError(error, while: "open \(path)")

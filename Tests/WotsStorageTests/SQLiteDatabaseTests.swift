@@ -112,19 +112,21 @@ struct SQLiteDatabaseTests {
         #expect(bundled.map(\.version) == Array(1...bundled.count))
     }
 
-    @Test func theDatabaseRunsInWALModeWithFullSynchronousWritesAndForeignKeys() async throws {
+    @Test func theDatabaseRunsInWALModeWithFullSynchronousWritesForeignKeysAndALargerWriterCache() async throws {
         try await withFolder { folder in
             let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
             let settings = try await database.write("reading pragmas") { db in
                 (
                     try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                     try Int.fetchOne(db, sql: "PRAGMA synchronous"),
-                    try Int.fetchOne(db, sql: "PRAGMA foreign_keys")
+                    try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
+                    try Int.fetchOne(db, sql: "PRAGMA cache_size")
                 )
             }
             #expect(settings.0 == "wal")
             #expect(settings.1 == 2)  // FULL
             #expect(settings.2 == 1)
+            #expect(settings.3 == -32_768, "the writer keeps 32 MiB of pages, not SQLite's 2 MiB")
             try await database.ping()
             try database.close()
             await expectStorageError(.storageUnavailable) { try await database.ping() }
@@ -153,6 +155,32 @@ struct SQLiteDatabaseTests {
                 "\(plan)"
             )
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+            try database.close()
+        }
+    }
+
+    @Test func aRecipientsAcknowledgementsAreFoundByRecipientAndTimeNotByRandomMessageID() async throws {
+        try await withFolder { folder in
+            let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
+            let (plan, columns) = try await database.read("explaining the deletion of an account's acknowledgements") {
+                db in
+                (
+                    try Row.fetchAll(
+                        db,
+                        sql: "EXPLAIN QUERY PLAN DELETE FROM acknowledged_messages WHERE recipient = ?",
+                        arguments: [TestValues.token().databaseBytes]
+                    ).map { $0["detail"] as String },
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT name FROM pragma_index_info('acknowledged_messages_recipient_acknowledged_at')
+                            ORDER BY seqno
+                            """
+                    )
+                )
+            }
+            #expect(plan.contains { $0.contains("acknowledged_messages_recipient_acknowledged_at") }, "\(plan)")
+            #expect(columns == ["recipient", "acknowledged_at_ms"], "a new entry lands at the end of its recipient's")
             try database.close()
         }
     }
