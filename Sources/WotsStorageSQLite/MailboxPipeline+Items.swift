@@ -54,6 +54,13 @@ extension MailboxPipeline {
         var isAwaitingAcknowledgement = false
         /// The recipient's `outsideChanges` when a database-numbered append was taken.
         var outsideChangesWhenTaken: UInt64 = 0
+        var stagedAt: ContinuousClock.Instant = .now
+
+        /// Whether a transaction starting at `now` should leave it staged: handed to a reader less than `wait` ago
+        /// and not acknowledged yet, it may still be spared its write.
+        func isAwaited(within wait: Duration, at now: ContinuousClock.Instant) -> Bool {
+            self.isAwaitingAcknowledgement && self.acknowledgedAt == nil && now - self.stagedAt < wait
+        }
 
         var key: MessageKey { self.request.envelope.header.messageKey }
         var recipient: Token { self.request.envelope.header.recipient }

@@ -43,19 +43,25 @@ extension MailboxPipeline {
         var awaitedAcknowledgements = 0
         /// Whether the writer is pausing before its next batch (and must be woken when there is no more to wait for).
         var writerPauses = false
+        /// Appends the last `take` left staged for their acknowledgement: they do not count towards a full batch.
+        var leftByLastTake = 0
+        /// Exclusive writes staged and not taken: while one is, a transaction leaves nothing staged before it.
+        var exclusivesStaged = 0
 
         private mutating func enqueue(_ id: ItemID) {
             if self.queue.isEmpty { self.oldestStagedAt = .now }
             self.queue.append(id)
         }
 
-        /// How long the writer should wait before taking a batch: until the oldest staged item is `delay` old while
-        /// a message handed to a reader early waits unacknowledged (its acknowledgement may still spare writing it),
-        /// and at once when a full batch is staged or nothing staged can be spared: an acknowledgement, a message
-        /// nobody reads yet, or any other write gains nothing by waiting, and a recipient draining its mailbox or a
-        /// sender waiting for its receipt waits for it.
+        /// How long the writer should wait before taking a batch: until the oldest staged item (or, when the last
+        /// take left some, that take) is `delay` old while a message handed to a reader early waits unacknowledged
+        /// (its acknowledgement may still spare writing it), and at once when a full batch is staged besides what the
+        /// last take left, or nothing staged can be spared: an acknowledgement, a message nobody reads yet, or any
+        /// other write gains nothing by waiting, and a recipient draining its mailbox or a sender waiting for its
+        /// receipt waits for it.
         func wait(delay: Duration, fullBatch: Int) -> Duration {
-            guard self.queue.count < fullBatch, self.awaitedAcknowledgements > 0, let oldest = self.oldestStagedAt
+            guard self.queue.count - self.leftByLastTake < fullBatch, self.awaitedAcknowledgements > 0,
+                let oldest = self.oldestStagedAt
             else { return .zero }
             return max(.zero, delay - (ContinuousClock.now - oldest))
         }
@@ -169,25 +175,57 @@ extension MailboxPipeline {
             }
             let id = self.makeID()
             self.items[id] = .exclusive(exclusive)
+            self.exclusivesStaged += 1
             self.enqueue(id)
         }
 
         /// Takes up to `maximum` staged items, oldest first, for one transaction, with at most
         /// `maximumAcknowledged` keys to delete among them (unless the first item alone has more): a transaction's
         /// write-ahead log must still fit when the disk is nearly full and acknowledgements are what frees it.
-        mutating func take(maximum: Int, maximumAcknowledged: Int) -> [(ItemID, Taken)] {
+        ///
+        /// A message handed to a reader less than `wait` before `now` and not acknowledged is left staged, with every
+        /// later append to its recipient (whose mail is written in the order it was numbered), so that each such
+        /// message has the whole wait for its acknowledgement, however full the queue behind it; unless an exclusive
+        /// write is staged, which must follow everything staged before it.
+        mutating func take(
+            maximum: Int,
+            maximumAcknowledged: Int,
+            leavingAwaitedWithin wait: Duration = .zero,
+            at now: ContinuousClock.Instant = .now
+        ) -> [(ItemID, Taken)] {
+            let mayLeave = wait > .zero && self.exclusivesStaged == 0
             var ids: [ItemID] = []
+            var left: [ItemID] = []
+            var leftRecipients = Set<Token>()
             var acknowledged = 0
-            for id in self.queue.prefix(maximum) {
-                if case .acknowledgement(let acknowledgement) = self.items[id] {
+            var scanned = 0
+            scan: for id in self.queue where ids.count < maximum {
+                switch self.items[id] {
+                case .acknowledgement(let acknowledgement):
                     let keys = acknowledgement.keys.count - acknowledgement.cancelled.count
-                    guard ids.isEmpty || acknowledged + keys <= maximumAcknowledged else { break }
+                    guard ids.isEmpty || acknowledged + keys <= maximumAcknowledged else { break scan }
                     acknowledged += keys
+                case .append(let append)
+                where mayLeave
+                    && (leftRecipients.contains(append.recipient) || append.isAwaited(within: wait, at: now)):
+                    left.append(id)
+                    leftRecipients.insert(append.recipient)
+                    scanned += 1
+                    continue scan
+                case .exclusive:
+                    self.exclusivesStaged -= 1
+                default:
+                    break
                 }
                 ids.append(id)
+                scanned += 1
             }
-            self.queue.removeFirst(ids.count)
-            self.oldestStagedAt = self.queue.isEmpty ? nil : .now
+            self.queue = left + self.queue.dropFirst(scanned)
+            self.leftByLastTake = left.count
+            // What is left waits for the next transaction a whole `wait` from now: one transaction per wait under
+            // load, not one for each message as it comes of age. A message left is then taken at most twice `wait`
+            // after it was staged.
+            self.oldestStagedAt = self.queue.isEmpty ? nil : now
             return ids.compactMap { id in
                 switch self.items[id] {
                 case .append(var append):

@@ -29,10 +29,11 @@ final class MailboxPipeline: Sendable {
     /// Most acknowledged messages one transaction deletes while the disk has `roomAboveReserve` beyond the reserve.
     static let maximumAcknowledgedWithRoom = 2_000
     static let roomAboveReserve: Int64 = 256 << 20
-    /// How long a transaction waits, from its oldest item, while a message handed to its reader may still be
-    /// acknowledged (unless a full batch is staged): a message acknowledged meanwhile is not written as waiting at
-    /// all, which spares its insert, its delete and their pages, and what arrives meanwhile shares the commit and
-    /// its fsync. Delivery does not wait for it; only the receipt of a message not acknowledged meanwhile does.
+    /// How long a message handed to its reader stays staged for its acknowledgement: a transaction waits, from its
+    /// oldest item, while such a message is staged (unless a full batch is), and leaves out those handed over more
+    /// recently (`State.take`). A message acknowledged meanwhile is not written as waiting at all, which spares its
+    /// insert, its delete and their pages, and what arrives meanwhile shares the commit and its fsync. Delivery does
+    /// not wait for it; only the receipt of a message not acknowledged meanwhile does, up to about twice this.
     let acknowledgementWait: Duration
 
     unowned let database: SQLiteDatabase
@@ -174,11 +175,17 @@ final class MailboxPipeline: Sendable {
                     return nil
                 }
                 return (
-                    state.take(maximum: Self.maximumBatch, maximumAcknowledged: acknowledgementLimit),
+                    state.take(
+                        maximum: Self.maximumBatch,
+                        maximumAcknowledged: acknowledgementLimit,
+                        leavingAwaitedWithin: self.acknowledgementWait
+                    ),
                     state.numbering
                 )
             }
             guard let (batch, numbering) = taken else { return }
+            // Everything staged was left for its acknowledgement: the pause until the oldest is due comes next.
+            if batch.isEmpty { continue }
             let settlements: [State.Settlement]
             let deadline = self.failAtDeadline(batch)
             defer { deadline.cancel() }

@@ -124,6 +124,114 @@ import WotsStorage
         }
     }
 
+    @Test func aFullBatchLeavesAMessageHandedToAReaderStagedForItsAcknowledgement() async throws {
+        try await withMailboxes(acknowledgementWait: Self.longWait) { database, mailboxes in
+            let bob = TestValues.token()
+            // Mailboxes hold 100 messages here: enough others to fill a batch beside bob's message.
+            let others = (0..<8).map { _ in TestValues.token() }
+            for recipient in [bob] + others { try await knowCounter(of: recipient, in: mailboxes) }
+            let read = TestValues.envelope(from: TestValues.token(), to: bob)
+            let unread = (1..<MailboxPipeline.maximumBatch).map { index in
+                TestValues.envelope(from: TestValues.token(), to: others[index % others.count])
+            }
+            let elapsed = try await ContinuousClock().measure {
+                let readWrite = try await enqueue(read, in: mailboxes, handedToReader: true)
+                var unreadWrites: [PendingWrite<MailboxReceipt>] = []
+                for envelope in unread {
+                    unreadWrites.append(try await enqueue(envelope, in: mailboxes, handedToReader: false))
+                }
+                for write in unreadWrites { #expect(try await write.outcome().isNew) }
+                #expect(try await writtenAsWaiting(unread[0], in: database), "the full batch was written")
+                let acknowledgement = try await mailboxes.enqueueAcknowledge(
+                    [read.header.messageKey],
+                    for: bob,
+                    at: TestValues.time()
+                )
+                #expect(try await readWrite.outcome().isNew)
+                // A write that need not wait, finding nothing else worth waiting for, ends the writer's pause.
+                let last = TestValues.envelope(from: TestValues.token(), to: others[0])
+                #expect(try await enqueue(last, in: mailboxes, handedToReader: false).outcome().isNew)
+                #expect(try await acknowledgement.outcome() == [read.header.messageKey])
+            }
+            #expect(elapsed < Self.longWait / 2)
+            #expect(try await !writtenAsWaiting(read, in: database), "left out of the full batch, then acknowledged")
+            #expect(try await mailboxes.depth(of: bob) == 1)
+            #expect(try await !enqueue(read, in: mailboxes, handedToReader: true).outcome().isNew)
+        }
+    }
+
+    @Test func aTransactionLeavesAnAwaitedMessageAndItsRecipientsLaterMailUntilTheWaitIsOver() throws {
+        var state = MailboxPipeline.State()
+        let bob = TestValues.token()
+        let carol = TestValues.token()
+        state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
+        state.counters[carol] = MailboxPipeline.Counter(isValid: true, next: 1)
+        func stage(_ envelope: Envelope, handedToReader: Bool) {
+            let request = AppendRequest(
+                envelope: envelope,
+                receivedAt: TestValues.time(),
+                mailboxCapacity: 100,
+                mailboxQuota: .max
+            )
+            _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
+            if !handedToReader { state.handedToNobody(envelope.header.messageKey) }
+        }
+        func takenIDs(at now: ContinuousClock.Instant) -> [UUID] {
+            state.take(maximum: 10, maximumAcknowledged: 10, leavingAwaitedWithin: wait, at: now).compactMap {
+                guard case .early(let message, _) = $0.1 else { return nil }
+                return message.envelope.header.messageID
+            }
+        }
+        let wait = Duration.seconds(1)
+        let awaited = TestValues.envelope(from: TestValues.token(), to: bob)
+        let bobsNext = TestValues.envelope(from: TestValues.token(), to: bob)
+        let carols = TestValues.envelope(from: TestValues.token(), to: carol)
+        stage(awaited, handedToReader: true)
+        stage(bobsNext, handedToReader: false)
+        stage(carols, handedToReader: false)
+
+        let staged = ContinuousClock.now
+        #expect(takenIDs(at: staged) == [carols.header.messageID], "bob's mail stays in the order it was numbered")
+        #expect(state.wait(delay: wait, fullBatch: 1) > .zero, "what was left is no full batch")
+        #expect(takenIDs(at: staged + wait) == [awaited, bobsNext].map(\.header.messageID), "the wait is over")
+        #expect(state.queue.isEmpty && state.awaitedAcknowledgements == 0)
+
+        let acknowledged = TestValues.envelope(from: TestValues.token(), to: bob)
+        stage(acknowledged, handedToReader: true)
+        let (_, receipts) = state.stageAcknowledgement(
+            [acknowledged.header.messageKey],
+            for: bob,
+            at: TestValues.time()
+        )
+        #expect(receipts.count == 1, "spared: answered at its acknowledgement")
+        let batch = state.take(maximum: 10, maximumAcknowledged: 10, leavingAwaitedWithin: wait, at: .now)
+        guard case .early(_, let acknowledgedAt) = batch.first?.1 else {
+            Issue.record("the acknowledged message is taken at once, to be remembered as acknowledged")
+            return
+        }
+        #expect(acknowledgedAt != nil && batch.count == 2)
+    }
+
+    @Test func anExclusiveWriteTakesEverythingStagedBeforeIt() throws {
+        var state = MailboxPipeline.State()
+        let bob = TestValues.token()
+        state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
+        let awaited = TestValues.envelope(from: TestValues.token(), to: bob)
+        let request = AppendRequest(
+            envelope: awaited,
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 100,
+            mailboxQuota: .max
+        )
+        _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
+        state.stageExclusive(
+            MailboxPipeline.StagedExclusive(recipients: [bob], perform: { _ in {} }, fail: { _ in })
+        )
+        let batch = state.take(maximum: 10, maximumAcknowledged: 10, leavingAwaitedWithin: .seconds(60), at: .now)
+        #expect(batch.count == 2, "the exclusive write follows the message, so the message cannot wait for it")
+        #expect(state.exclusivesStaged == 0)
+    }
+
     @Test func theWriterWaitsOnlyWhileAMessageHandedToAReaderIsUnacknowledgedAndNotTaken() throws {
         var state = MailboxPipeline.State()
         let bob = TestValues.token()
