@@ -131,7 +131,9 @@ extension MailboxPipeline {
         /// Cancels the recipient's early appends not taken yet that these keys name, and stages the rest for the
         /// database.
         /// - Returns: the acknowledgement's write, and the receipts of the cancelled appends, to give outside the lock
-        ///   at once: delivered and acknowledged, they need not wait for the commit that records them.
+        ///   at once: delivered and acknowledged, they need not wait for the commit that records them. When every key
+        ///   cancelled an append, the acknowledgement is answered at once too: nothing of it is left to write (each
+        ///   cancelled append is written as acknowledged by its own item).
         mutating func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date)
             -> (PendingWrite<[MessageKey]>, [Settlement])
         {
@@ -157,6 +159,7 @@ extension MailboxPipeline {
                 let receipt = MailboxReceipt(sequence: early.sequence, receivedAt: early.receivedAt)
                 receipts.append { [write = append.write] in write.settle(.success(receipt)) }
             }
+            if cancelled.count == unique.count { return (.settled(.success(unique)), receipts) }
             let write = PendingWrite<[MessageKey]>()
             let id = self.makeID()
             self.items[id] = .acknowledgement(

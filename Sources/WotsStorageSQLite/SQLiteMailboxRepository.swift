@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import Synchronization
 public import WotsCore
 public import WotsStorage
 
@@ -150,11 +151,20 @@ public struct SQLiteMailboxRepository: MailboxRepository {
             let chunk = Array(unique[start..<min(start + Self.acknowledgementsPerTransaction, unique.count)])
             return self.pipeline.stageAcknowledgement(chunk, for: recipient, at: now)
         }
-        guard let last = writes.last, writes.count > 1 else { return writes.last ?? .settled(.success([])) }
-        // The pipeline answers in the order it was handed the chunks, so every chunk is answered once the last is.
+        guard writes.count > 1 else { return writes.first ?? .settled(.success([])) }
+        // A chunk whose messages were all acknowledged before their commit is answered before the others.
         let all = PendingWrite<[MessageKey]>()
-        last.whenSettled { _ in
-            all.settle(Result { try writes.flatMap { try $0.settledValue() } })
+        let unsettled = Mutex(writes.count)
+        for write in writes {
+            write.whenSettled { _ in
+                guard
+                    unsettled.withLock({ count in
+                        count -= 1
+                        return count == 0
+                    })
+                else { return }
+                all.settle(Result { try writes.flatMap { try $0.settledValue() } })
+            }
         }
         return all
     }

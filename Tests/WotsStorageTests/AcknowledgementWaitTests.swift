@@ -160,6 +160,32 @@ import WotsStorage
         }
     }
 
+    @Test func anAcknowledgementOfManyIsAnsweredWhenEveryPartIsEvenIfTheLastWasAnsweredAtOnce() async throws {
+        try await withMailboxes(acknowledgementWait: Self.longWait) { database, mailboxes in
+            let bob = TestValues.token()
+            try await knowCounter(of: bob, in: mailboxes)
+            let written = (0..<10).map { _ in TestValues.envelope(from: TestValues.token(), to: bob) }
+            for envelope in written {
+                #expect(try await enqueue(envelope, in: mailboxes, handedToReader: false).outcome().isNew)
+            }
+            let staged = (0..<10).map { _ in TestValues.envelope(from: TestValues.token(), to: bob) }
+            for envelope in staged { _ = try await enqueue(envelope, in: mailboxes, handedToReader: true) }
+            // Chunked by `acknowledgementsPerTransaction`: the first chunk deletes written messages, the last only
+            // cancels staged ones and is answered at once.
+            let unknown = (0..<(SQLiteMailboxRepository.acknowledgementsPerTransaction - written.count)).map { _ in
+                MessageKey(sender: TestValues.token(), id: UUID())
+            }
+            let keys = written.map(\.header.messageKey) + unknown + staged.map(\.header.messageKey)
+            let acknowledgement = try await mailboxes.enqueueAcknowledge(keys, for: bob, at: TestValues.time())
+            #expect(!acknowledgement.isSettled, "the first chunk waits for its commit")
+            let wakeUp = TestValues.envelope(from: TestValues.token(), to: bob)
+            _ = try await enqueue(wakeUp, in: mailboxes, handedToReader: false).outcome()
+            let acknowledged = try await acknowledgement.outcome()
+            #expect(acknowledged == (written + staged).map(\.header.messageKey))
+            #expect(try await mailboxes.depth(of: bob) == 2)
+        }
+    }
+
     @Test func aTransactionLeavesAnAwaitedMessageAndItsRecipientsLaterMailUntilTheWaitIsOver() throws {
         var state = MailboxPipeline.State()
         let bob = TestValues.token()
@@ -198,18 +224,48 @@ import WotsStorage
 
         let acknowledged = TestValues.envelope(from: TestValues.token(), to: bob)
         stage(acknowledged, handedToReader: true)
-        let (_, receipts) = state.stageAcknowledgement(
+        let (acknowledgement, receipts) = state.stageAcknowledgement(
             [acknowledged.header.messageKey],
             for: bob,
             at: TestValues.time()
         )
         #expect(receipts.count == 1, "spared: answered at its acknowledgement")
+        #expect(acknowledgement.isSettled, "nothing of the acknowledgement is left to write")
         let batch = state.take(maximum: 10, maximumAcknowledged: 10, leavingAwaitedWithin: wait, at: .now)
         guard case .early(_, let acknowledgedAt) = batch.first?.1 else {
             Issue.record("the acknowledged message is taken at once, to be remembered as acknowledged")
             return
         }
-        #expect(acknowledgedAt != nil && batch.count == 2)
+        #expect(acknowledgedAt != nil && batch.count == 1)
+    }
+
+    @Test func anAcknowledgementNamingAMessageAlreadyTakenWaitsForItsCommit() throws {
+        var state = MailboxPipeline.State()
+        let bob = TestValues.token()
+        state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
+        let envelopes = (0..<2).map { _ in TestValues.envelope(from: TestValues.token(), to: bob) }
+        for envelope in envelopes {
+            let request = AppendRequest(
+                envelope: envelope,
+                receivedAt: TestValues.time(),
+                mailboxCapacity: 100,
+                mailboxQuota: .max
+            )
+            _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
+        }
+        _ = state.take(maximum: 1, maximumAcknowledged: 10)
+        let (acknowledgement, receipts) = state.stageAcknowledgement(
+            envelopes.map(\.header.messageKey),
+            for: bob,
+            at: TestValues.time()
+        )
+        #expect(receipts.count == 1, "the one not taken yet is spared")
+        #expect(!acknowledgement.isSettled, "the one taken is deleted by a transaction")
+        guard case .acknowledgement(let keys, _, _) = state.take(maximum: 10, maximumAcknowledged: 10).last?.1 else {
+            Issue.record("the acknowledgement is staged")
+            return
+        }
+        #expect(keys == [envelopes[0].header.messageKey])
     }
 
     @Test func anExclusiveWriteTakesEverythingStagedBeforeIt() throws {

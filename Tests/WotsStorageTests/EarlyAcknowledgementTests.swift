@@ -296,14 +296,19 @@ extension EarlyAcknowledgementTests {
             Issue.record("a known counter numbers the message when it is staged")
             return
         }
-        let (_, receipts) = state.stageAcknowledgement([envelope.header.messageKey], for: bob, at: TestValues.time())
+        let (acknowledgement, receipts) = state.stageAcknowledgement(
+            [envelope.header.messageKey],
+            for: bob,
+            at: TestValues.time()
+        )
         #expect(!write.isSettled, "answered by the caller, outside the lock")
+        #expect(try acknowledgement.settledValue() == [envelope.header.messageKey])
         for settle in receipts { settle() }
         let expected = MailboxReceipt(sequence: early.sequence, receivedAt: early.receivedAt)
         #expect(try write.settledValue() == expected)
 
         let batch = state.take(maximum: 10, maximumAcknowledged: 10)
-        #expect(batch.count == 2, "the acknowledged append and the acknowledgement")
+        #expect(batch.count == 1, "the acknowledged append, which records the acknowledgement")
         for settle in state.failed(batch, with: WotsError(.storageUnavailable, "the disk went away")) { settle() }
         #expect(try write.settledValue() == expected, "the receipt stands")
         #expect(state.items.isEmpty && state.appendsByKey.isEmpty)
