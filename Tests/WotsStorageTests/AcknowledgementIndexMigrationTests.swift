@@ -17,23 +17,7 @@ import WotsStorage
         let carol = TestValues.token()
         let toBob = TestValues.envelope(from: TestValues.token(), to: bob)
         let toCarol = TestValues.envelope(from: TestValues.token(), to: carol)
-        let previous = try SQLiteDatabase.bundledMigrations().filter { $0.version <= 12 }
-        #expect(previous.map(\.version) == Array(1...12))
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE schema_migrations (
-                        version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)
-                    """
-            )
-            for migration in previous {
-                try db.execute(sql: migration.sql)
-                try db.execute(
-                    sql: "INSERT INTO schema_migrations VALUES (?, ?, 0)",
-                    arguments: [migration.version, migration.name]
-                )
-            }
+        try await SQLiteTestBackend.makeFile(at: path, ofVersion: 12) { db in
             // As a version-12 relay remembered an acknowledged message.
             for envelope in [toBob, toCarol] {
                 try db.execute(
@@ -49,7 +33,6 @@ import WotsStorage
                 )
             }
         }
-        try queue.close()
 
         let database = try await SQLiteDatabase(path: path)
         defer { try? database.close() }

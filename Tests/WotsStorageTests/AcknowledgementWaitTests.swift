@@ -192,16 +192,6 @@ import WotsStorage
         let carol = TestValues.token()
         state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
         state.counters[carol] = MailboxPipeline.Counter(isValid: true, next: 1)
-        func stage(_ envelope: Envelope, handedToReader: Bool) {
-            let request = AppendRequest(
-                envelope: envelope,
-                receivedAt: TestValues.time(),
-                mailboxCapacity: 100,
-                mailboxQuota: .max
-            )
-            _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
-            if !handedToReader { state.handedToNobody(envelope.header.messageKey) }
-        }
         func takenIDs(at now: ContinuousClock.Instant) -> [UUID] {
             state.take(maximum: 10, maximumAcknowledged: 10, leavingAwaitedWithin: wait, at: now).compactMap {
                 guard case .early(let message, _) = $0.1 else { return nil }
@@ -212,9 +202,9 @@ import WotsStorage
         let awaited = TestValues.envelope(from: TestValues.token(), to: bob)
         let bobsNext = TestValues.envelope(from: TestValues.token(), to: bob)
         let carols = TestValues.envelope(from: TestValues.token(), to: carol)
-        stage(awaited, handedToReader: true)
-        stage(bobsNext, handedToReader: false)
-        stage(carols, handedToReader: false)
+        state.stageForTest(awaited)
+        state.stageForTest(bobsNext, handedToReader: false)
+        state.stageForTest(carols, handedToReader: false)
 
         let staged = ContinuousClock.now
         #expect(takenIDs(at: staged) == [carols.header.messageID], "bob's mail stays in the order it was numbered")
@@ -223,7 +213,7 @@ import WotsStorage
         #expect(state.queue.isEmpty && state.awaitedAcknowledgements == 0)
 
         let acknowledged = TestValues.envelope(from: TestValues.token(), to: bob)
-        stage(acknowledged, handedToReader: true)
+        state.stageForTest(acknowledged)
         let (acknowledgement, receipts) = state.stageAcknowledgement(
             [acknowledged.header.messageKey],
             for: bob,
@@ -244,15 +234,7 @@ import WotsStorage
         let bob = TestValues.token()
         state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
         let envelopes = (0..<2).map { _ in TestValues.envelope(from: TestValues.token(), to: bob) }
-        for envelope in envelopes {
-            let request = AppendRequest(
-                envelope: envelope,
-                receivedAt: TestValues.time(),
-                mailboxCapacity: 100,
-                mailboxQuota: .max
-            )
-            _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
-        }
+        for envelope in envelopes { state.stageForTest(envelope) }
         _ = state.take(maximum: 1, maximumAcknowledged: 10)
         let (acknowledgement, receipts) = state.stageAcknowledgement(
             envelopes.map(\.header.messageKey),
@@ -273,13 +255,7 @@ import WotsStorage
         let bob = TestValues.token()
         state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
         let awaited = TestValues.envelope(from: TestValues.token(), to: bob)
-        let request = AppendRequest(
-            envelope: awaited,
-            receivedAt: TestValues.time(),
-            mailboxCapacity: 100,
-            mailboxQuota: .max
-        )
-        _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
+        state.stageForTest(awaited)
         state.stageExclusive(
             MailboxPipeline.StagedExclusive(recipients: [bob], perform: { _ in {} }, fail: { _ in })
         )
@@ -292,25 +268,16 @@ import WotsStorage
         var state = MailboxPipeline.State()
         let bob = TestValues.token()
         state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
-        func stage(_ envelope: Envelope) {
-            let request = AppendRequest(
-                envelope: envelope,
-                receivedAt: TestValues.time(),
-                mailboxCapacity: 100,
-                mailboxQuota: .max
-            )
-            _ = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
-        }
         let wait = Duration.seconds(1)
         let unread = TestValues.envelope(from: TestValues.token(), to: bob)
-        stage(unread)
+        state.stageForTest(unread)
         #expect(state.wait(delay: wait, fullBatch: 10) > .zero, "numbered early: it may be handed to a reader")
         state.handedToNobody(unread.header.messageKey)
         state.handedToNobody(unread.header.messageKey)
         #expect(state.wait(delay: wait, fullBatch: 10) == .zero, "nobody was handed it")
 
         let read = TestValues.envelope(from: TestValues.token(), to: bob)
-        stage(read)
+        state.stageForTest(read)
         #expect(state.wait(delay: wait, fullBatch: 10) > .zero)
         #expect(state.wait(delay: wait, fullBatch: 2) == .zero, "a full batch does not wait")
 
@@ -327,7 +294,7 @@ import WotsStorage
         #expect(state.awaitedAcknowledgements == 0, "an acknowledged message is awaited no more")
 
         let taken = TestValues.envelope(from: TestValues.token(), to: bob)
-        stage(taken)
+        state.stageForTest(taken)
         #expect(state.wait(delay: wait, fullBatch: 10) > .zero)
         _ = state.take(maximum: 10, maximumAcknowledged: 10)
         #expect(state.wait(delay: wait, fullBatch: 10) == .zero, "taken: too late to spare")

@@ -284,15 +284,7 @@ extension EarlyAcknowledgementTests {
         let bob = TestValues.token()
         state.counters[bob] = MailboxPipeline.Counter(isValid: true, next: 1)
         let envelope = TestValues.envelope(from: TestValues.token(), to: bob)
-        let request = AppendRequest(
-            envelope: envelope,
-            receivedAt: TestValues.time(),
-            mailboxCapacity: 100,
-            mailboxQuota: .max
-        )
-        guard
-            case .staged(let write, let early?) = state.stageAppend(request, announce: { _ in true }, maximumEarly: 100)
-        else {
+        guard case .staged(let write, let early?) = state.stageForTest(envelope) else {
             Issue.record("a known counter numbers the message when it is staged")
             return
         }

@@ -16,23 +16,7 @@ import WotsStorage
         let path = folder.appendingPathComponent("wots.sqlite").path
         let alice = TestValues.entry("alice")
         // The previous release's schema and its record of applied migrations, written as that release did.
-        let previous = try SQLiteDatabase.bundledMigrations().filter { $0.version <= 3 }
-        #expect(previous.map(\.version) == [1, 2, 3])
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE schema_migrations (
-                        version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)
-                    """
-            )
-            for migration in previous {
-                try db.execute(sql: migration.sql)
-                try db.execute(
-                    sql: "INSERT INTO schema_migrations VALUES (?, ?, 0)",
-                    arguments: [migration.version, migration.name]
-                )
-            }
+        try await SQLiteTestBackend.makeFile(at: path, ofVersion: 3) { db in
             try db.execute(
                 sql: """
                     INSERT INTO directory_entries
@@ -46,7 +30,6 @@ import WotsStorage
                 ]
             )
         }
-        try queue.close()
 
         let database = try await SQLiteDatabase(path: path)
         defer { try? database.close() }

@@ -23,19 +23,7 @@ struct RetentionMigrationTests {
         let waiting = [TestValues.envelope(from: alice, to: bob), TestValues.envelope(from: alice, to: bob)]
 
         // The schema as the previous release left it, with two messages waiting for bob.
-        let queue = try DatabaseQueue(path: path)
-        let previous = try SQLiteDatabase.bundledMigrations().filter { $0.version < 5 }
-        try await queue.write { db in
-            try db.execute(
-                sql: "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT, applied_at_ms INTEGER)"
-            )
-            for migration in previous {
-                try db.execute(sql: migration.sql)
-                try db.execute(
-                    sql: "INSERT INTO schema_migrations VALUES (?, ?, 0)",
-                    arguments: [migration.version, migration.name]
-                )
-            }
+        try await SQLiteTestBackend.makeFile(at: path, ofVersion: 4) { db in
             for (index, envelope) in waiting.enumerated() {
                 try db.execute(
                     sql: """
@@ -53,7 +41,6 @@ struct RetentionMigrationTests {
                 arguments: [bob.databaseBytes]
             )
         }
-        try queue.close()
 
         let database = try await SQLiteDatabase(path: path)
         #expect(try await database.appliedMigrationVersions().contains(5))

@@ -14,6 +14,35 @@ enum SQLiteTestBackend {
         return folder
     }
 
+    /// A database file at `path` as a release of schema `version` left it: its migrations applied and recorded as
+    /// that release did, then `fill` run in the same transaction.
+    static func makeFile(
+        at path: String,
+        ofVersion version: Int,
+        _ fill: @escaping @Sendable (Database) throws -> Void = { _ in }
+    ) async throws {
+        let previous = try SQLiteDatabase.bundledMigrations().filter { $0.version <= version }
+        precondition(previous.map(\.version) == Array(1...version), "migrations 1 to \(version) are bundled")
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE schema_migrations (
+                        version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)
+                    """
+            )
+            for migration in previous {
+                try db.execute(sql: migration.sql)
+                try db.execute(
+                    sql: "INSERT INTO schema_migrations VALUES (?, ?, 0)",
+                    arguments: [migration.version, migration.name]
+                )
+            }
+            try fill(db)
+        }
+        try queue.close()
+    }
+
     static func make() async throws -> StorageBackend {
         let folder = try self.makeFolder()
         let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
