@@ -54,6 +54,7 @@ extension MailboxPipeline {
         var isAwaitingAcknowledgement = false
         /// The recipient's `outsideChanges` when a database-numbered append was taken.
         var outsideChangesWhenTaken: UInt64 = 0
+        /// When it was staged: from then on an awaited one has `acknowledgementWait` to be acknowledged unwritten.
         var stagedAt: ContinuousClock.Instant = .now
 
         /// Whether a transaction starting at `now` should leave it staged: handed to a reader less than `wait` ago

@@ -202,7 +202,8 @@ extension MailboxPipeline {
             var leftRecipients = Set<Token>()
             var acknowledged = 0
             var scanned = 0
-            scan: for id in self.queue where ids.count < maximum {
+            scan: for id in self.queue {
+                guard ids.count < maximum else { break }
                 switch self.items[id] {
                 case .acknowledgement(let acknowledgement):
                     let keys = acknowledgement.keys.count - acknowledgement.cancelled.count
