@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench-relay`: Prosody (file store) first, then wots-relay (an older build given in BENCH_BEFORE_RELAY, then this
 # one on SQLite, then on PostgreSQL), then Prosody's file store again, then Prosody on SQLite: three shapes each
-# (durable store, drain, online at saturation and at offered rates), then the idle-connection ceiling. The offered rates
+# (durable store, drain, online at saturation and at offered rates; Wots stores over HTTP and then over the stream,
+# whose pipelined `send` frames are the shape of Prosody's stanzas written flat out), then the idle-connection ceiling. The offered rates
 # are 1,000, 2,500 and 5,000 msg/s and half Prosody's saturation (the p99 target), lowest first, then each
 # server's own saturation rate. Prosody's file store runs before and after the Wots runs and the ratios are taken against the mean of the two:
 # on a shared VM the speed of the same binary drifts by tens of percent over the minutes between. Everything on
@@ -9,7 +10,7 @@
 #
 # Knobs (environment): BENCH_USERS (50), BENCH_RATES (1000,2500,5000), BENCH_RATE_SECONDS (3),
 # BENCH_BEFORE_RELAY (path of an older wots-relay binary measured on SQLite as the "before" column),
-# BENCH_STORE_PER_SENDER (200), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
+# BENCH_STORE_PER_SENDER (200), BENCH_STREAM_STORE_PER_SENDER (400), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
 # BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_PROSODY_ONLINE_PER_SENDER (300), BENCH_CONN_STEPS
 # (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated: sqlite postgres prosody-file prosody-sql connections),
 # BENCH_NO_DOC=1 to leave docs/BENCHMARKS.md alone.
@@ -20,6 +21,7 @@ USERS=${BENCH_USERS:-50}
 RATES=${BENCH_RATES:-1000,2500,5000}
 RATE_SECONDS=${BENCH_RATE_SECONDS:-3}
 STORE_PER_SENDER=${BENCH_STORE_PER_SENDER:-200}
+STREAM_STORE_PER_SENDER=${BENCH_STREAM_STORE_PER_SENDER:-400}
 ONLINE_PER_SENDER=${BENCH_ONLINE_PER_SENDER:-300}
 PROSODY_FILE_PER_SENDER=${BENCH_PROSODY_FILE_PER_SENDER:-100}
 PROSODY_SQL_PER_SENDER=${BENCH_PROSODY_SQL_PER_SENDER:-20}
@@ -48,7 +50,8 @@ run_shapes() { # $1 label, $2 database, $3 binary (default: this build)
     start_relay "$2" "${3:-}"
     echo "--- $1: relay at $RELAY_URL (pid $RELAY_PID)"
     timeout 400 "$BENCH" shapes --url "$RELAY_URL" --pid "$RELAY_PID" --label "$1" --users "$USERS" \
-        --store-per-sender "$STORE_PER_SENDER" --online-per-sender "$ONLINE_PER_SENDER" --rates "$(wots_rates)" \
+        --store-per-sender "$STORE_PER_SENDER" --stream-store-per-sender "$STREAM_STORE_PER_SENDER" \
+        --online-per-sender "$ONLINE_PER_SENDER" --rates "$(wots_rates)" \
         --rate-seconds "$RATE_SECONDS" --timeout 30 | tee -a "$LOG" || echo "bench-relay: $1 shapes failed" | tee -a "$LOG"
     stop_relay
 }

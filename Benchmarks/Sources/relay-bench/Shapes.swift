@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import NIOCore
 
-/// `relay-bench shapes`: durable store, drain, then online at saturation and at each of a list of fixed offered rates.
+/// `relay-bench shapes`: durable store, drain, then online at saturation and at each of a list of fixed offered rates,
+/// then durable store over the stream.
 struct Shapes: AsyncParsableCommand, BenchCommand {
     static let configuration = CommandConfiguration(abstract: "Durable store, drain and online shapes.")
 
@@ -11,6 +12,10 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     @Option(help: "Senders, and as many recipients") var users = 50
     @Option(help: "Messages per sender for the store shape") var storePerSender = 400
     @Option(help: "Concurrent POSTs per sender in the store shape") var storeConcurrency = 1
+    @Option(
+        help: "Messages per sender for the store shape over the stream (send frames, `window` unanswered; 0: skip it)"
+    )
+    var streamStorePerSender = 400
     @Option(help: "Messages per sender for the online saturation shape") var onlinePerSender = 300
     @Option(help: "Unanswered send frames per sender at saturation") var window = 8
     @Option(help: "Messages a recipient acknowledges per ack frame (1: each as it arrives, as wots clients do)")
@@ -59,7 +64,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             logger: logger
         )
         let saturation = try await self.measureSaturation(
-            sealed.map { $0[1] },
+            sealed.map { $0[2] },
             senders: senderConnections,
             recipients: recipientConnections,
             collector: collector
@@ -69,7 +74,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             let perSender = Double(msgsPerSecond) / Double(self.users)
             let count = Int((perSender * self.rateSeconds).rounded(.up))
             try await self.measureOfferedRate(
-                sealed.map { Array($0[2 + index].prefix(count)) },
+                sealed.map { Array($0[3 + index].prefix(count)) },
                 rate: msgsPerSecond,
                 isSaturation: rate == nil,
                 senders: senderConnections,
@@ -78,8 +83,10 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             )
             for (connection, _) in recipientConnections { try await connection.flushAcks() }
         }
-        await StreamConnection.closeAll(senderConnections)
+        // Last, so that every shape before it runs on the database it ran on before this one was added.
         await StreamConnection.closeAll(recipientConnections)
+        _ = try await self.measureStreamStore(sealed.map { $0[1] }, senders: senderConnections, collector: collector)
+        await StreamConnection.closeAll(senderConnections)
         await api.shutdown()
     }
 
@@ -95,8 +102,8 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         }
     }
 
-    /// Seals every shape's messages before any clock starts: per sender, one list each for store, saturation, then
-    /// each offered rate (for `saturation`, enough for the ceiling).
+    /// Seals every shape's messages before any clock starts: per sender, one list each for store over HTTP, store over
+    /// the stream, saturation, then each offered rate (for `saturation`, enough for the ceiling).
     private func seal(senders: [BenchUser], recipients: [BenchUser], offered: [Int?]) async throws
         -> [[[SealedMessage]]]
     {
@@ -107,7 +114,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         let sealed = try await SealedMessage.sealAll(
             senders: senders,
             recipients: recipients,
-            counts: [self.storePerSender, self.onlinePerSender] + rateCounts,
+            counts: [self.storePerSender, self.streamStorePerSender, self.onlinePerSender] + rateCounts,
             plaintextSize: self.plaintext
         )
         let total = sealed.map { $0.reduce(0) { $0 + $1.count } }.reduce(0, +)
