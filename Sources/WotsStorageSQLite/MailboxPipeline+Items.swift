@@ -82,6 +82,8 @@ extension MailboxPipeline {
     /// A write that numbers mail itself or changes several mailboxes (a group message, a batch), run in order.
     struct StagedExclusive: Sendable {
         var recipients: Set<Token>
+        /// The keys of the messages it may write (`KeyFilterState`).
+        var keys: [MessageKey] = []
         /// Runs inside the batch's transaction and returns how to settle its caller once the batch committed.
         var perform: @Sendable (Database) throws -> @Sendable () -> Void
         var fail: @Sendable (any Error) -> Void

@@ -47,6 +47,8 @@ extension MailboxPipeline {
         var leftByLastTake = 0
         /// Exclusive writes staged and not taken: while one is, a transaction leaves nothing staged before it.
         var exclusivesStaged = 0
+        /// Which message keys may be written (`KeyFilterState`).
+        var keys = KeyFilterState()
 
         private mutating func enqueue(_ id: ItemID) {
             if self.queue.isEmpty { self.oldestStagedAt = .now }
@@ -233,6 +235,7 @@ extension MailboxPipeline {
             return ids.compactMap { id in
                 switch self.items[id] {
                 case .append(var append):
+                    self.keys.taken(KeyPresenceFilter.hash(append.key))
                     append.isTaken = true
                     if append.isAwaitingAcknowledgement, append.acknowledgedAt == nil {
                         self.awaitedAcknowledgements -= 1
@@ -255,6 +258,7 @@ extension MailboxPipeline {
                     let keys = acknowledgement.keys.filter { !acknowledgement.cancelled.contains($0) }
                     return (id, .acknowledgement(keys, recipient: acknowledgement.recipient, now: acknowledgement.now))
                 case .exclusive(let exclusive):
+                    for key in exclusive.keys { self.keys.taken(KeyPresenceFilter.hash(key)) }
                     var raises: [Token: Int64] = [:]
                     var reserves = Set<Token>()
                     for recipient in exclusive.recipients {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 import WotsCore
 import WotsStorage
@@ -46,6 +47,8 @@ final class MailboxPipeline: Sendable {
     /// on at once and the answers keep the order of the commits.
     private let answers = AsyncStream.makeStream(of: [State.Settlement].self)
     private let isAnswering = Mutex(false)
+    /// The last scan of the message keys (`KeyFilterState`).
+    private let keyScan = Mutex<Task<Void, Never>?>(nil)
 
     init(database: SQLiteDatabase) {
         self.database = database
@@ -85,8 +88,12 @@ final class MailboxPipeline: Sendable {
         }
     }
 
-    /// The write staged for this key, when there is one (so that it need not be looked for in the database).
-    func staged(_ key: MessageKey) -> Bool { self.state.withLock { $0.appendsByKey[key] != nil } }
+    /// Whether an append of this key must look for it in the database first: false when a write of it is staged
+    /// (`stageAppend` finds that one) or when the key filter knows it was never written.
+    func mustLookUp(_ key: MessageKey) -> Bool {
+        let hash = KeyPresenceFilter.hash(key)
+        return self.state.withLock { $0.appendsByKey[key] == nil && $0.keys.mayBeWritten(hash) }
+    }
 
     func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date) -> PendingWrite<[MessageKey]> {
         // A pausing writer is not woken: what it gathers meanwhile shares the transaction's fsync.
@@ -101,13 +108,16 @@ final class MailboxPipeline: Sendable {
     /// Stages a write that numbers mail of `recipients` itself (or changes it in ways the counters cannot follow):
     /// it runs in order with the rest, in a savepoint of the batch's transaction, so a refusal it throws as a
     /// `WotsError` undoes only its own changes.
+    /// `keys`: the messages it may write, which the key filter must then hold.
     func stageExclusive<Value: Sendable>(
         recipients: Set<Token>,
+        keys: [MessageKey] = [],
         _ body: @escaping @Sendable (Database) throws -> Value
     ) -> PendingWrite<Value> {
         let write = PendingWrite<Value>()
         let exclusive = StagedExclusive(
             recipients: recipients,
+            keys: keys,
             perform: { db in
                 var outcome: Result<Value, any Error> = .failure(CancellationError())
                 do {
@@ -159,6 +169,7 @@ final class MailboxPipeline: Sendable {
 
     private func commitWhileStaged() {
         while true {
+            if self.state.withLock({ $0.keys.startsScan(at: .now) }) { self.scanKeys() }
             let pause = self.state.withLock { state in
                 let pause = state.wait(delay: self.acknowledgementWait, fullBatch: Self.maximumBatch)
                 state.writerPauses = pause > .zero
@@ -206,6 +217,37 @@ final class MailboxPipeline: Sendable {
             self.answer(settlements)
         }
     }
+
+    /// Reads every message key in a reader of its own, away from the writer, and gives the pipeline the filter of
+    /// them. Straight from the pool: not bound by the operation timeout (a large database takes seconds) and not
+    /// counted in the database's health (nothing waits for it; until it ends, every new key is looked for).
+    private func scanKeys() {
+        let database: SQLiteDatabase = self.database
+        let task = Task {
+            let started = ContinuousClock.now
+            let filter: KeyPresenceFilter?
+            do {
+                let hashes = try await database.pool.read { db in try KeyFilterState.scan(db) }
+                filter = KeyFilterState.filter(of: hashes)
+                database.logger.info(
+                    "read \(hashes.count) message keys for the key filter in \(ContinuousClock.now - started)"
+                )
+            } catch {
+                filter = nil
+                database.logger.warning("could not read the message keys for the key filter: \(error)")
+            }
+            self.state.withLock { state in
+                if let filter { state.keys.install(filter) } else { state.keys.scanFailed(at: .now) }
+            }
+        }
+        self.keyScan.withLock { $0 = task }
+    }
+
+    /// Returns once the last scan of the message keys has ended (for tests).
+    func keyScanEnded() async { await self.keyScan.withLock { $0 }?.value }
+
+    /// Whether a key filter is in use (for tests).
+    var hasKeyFilter: Bool { self.state.withLock { $0.keys.filter != nil } }
 
     /// Most acknowledged messages the next transaction deletes: few near the free-space reserve, where the write-ahead
     /// log of a big deletion must still fit on the disk; many elsewhere, so a mailbox drains with fewer fsyncs.

@@ -52,9 +52,9 @@ public struct SQLiteMailboxRepository: MailboxRepository {
             mailboxCapacity: mailboxCapacity,
             mailboxQuota: mailboxQuota
         )
-        // Looked for in the database only when the pipeline holds no write of it: one it let go of was committed
-        // before this read starts, so the read sees it.
-        if !self.pipeline.staged(envelope.header.messageKey),
+        // Looked for in the database only when the pipeline holds no write of it (one it let go of was committed
+        // before this read starts, so the read sees it) and its key filter cannot tell that it was never written.
+        if self.pipeline.mustLookUp(envelope.header.messageKey),
             let held = try self.database.readNow("look for a sent message", { db in try request.heldReceipt(in: db) })
         {
             return .settled(held.mapError { $0 })
@@ -78,7 +78,10 @@ public struct SQLiteMailboxRepository: MailboxRepository {
                 mailboxQuota: mailboxQuota
             )
         }
-        return try await self.pipeline.stageExclusive(recipients: Set(envelopes.map(\.header.recipient))) { db in
+        return try await self.pipeline.stageExclusive(
+            recipients: Set(envelopes.map(\.header.recipient)),
+            keys: envelopes.map(\.header.messageKey)
+        ) { db in
             try requests.map { try $0.store(in: db) }
         }.outcome()
     }
