@@ -16,18 +16,7 @@ extension Shapes {
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let deadline = start + UInt64(self.timeout * 1e9)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, messages) in onlineSet.enumerated() {
-                let connection = senders[index].0
-                let window = self.window
-                group.addTask {
-                    for message in messages where now() < deadline {
-                        try await connection.send(message.frame, window: window)
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await self.sendFlatOut(onlineSet, over: senders, until: deadline)
         let complete = try await waitUntil(seconds: max(1, Double(deadline - min(deadline, now())) / 1e9)) {
             collector.delivered - base.0 >= expected
         }
@@ -46,6 +35,22 @@ extension Shapes {
         for (connection, _) in recipients { try await connection.flushAcks() }
         try await Task.sleep(for: .milliseconds(500))
         return Double(delivered) / elapsed
+    }
+
+    /// Sends each sender's list over its own socket, `window` frames unanswered, until done or `deadline` (ns).
+    func sendFlatOut(_ sets: [[SealedMessage]], over senders: [OpenStream], until deadline: UInt64) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, messages) in sets.enumerated() {
+                let connection = senders[index].0
+                let window = self.window
+                group.addTask {
+                    for message in messages where now() < deadline {
+                        try await connection.send(message.frame, window: window)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     /// Shape 3b: online at a fixed offered rate; send-to-delivery latency from the scheduled send time.

@@ -17,18 +17,7 @@ extension Shapes {
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let deadline = start + UInt64(self.timeout * 1e9)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, messages) in storeSet.enumerated() {
-                let connection = senders[index].0
-                let window = self.window
-                group.addTask {
-                    for message in messages where now() < deadline {
-                        try await connection.send(message.frame, window: window)
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await self.sendFlatOut(storeSet, over: senders, until: deadline)
         let complete = try await waitUntil(seconds: max(1, Double(deadline - min(deadline, now())) / 1e9)) {
             collector.state.withLock { $0.accepted - base.0 + $0.refused - base.1 >= expected }
         }
