@@ -26,7 +26,7 @@ done
 URL=$(sed -n 's/^wots-relay listening on //p' "$WORK/relay.out" | head -1)
 [ -n "$URL" ] || { cat "$WORK/relay.err" >&2; exit 1; }
 timeout 300 "$BENCH" shapes --url "$URL" --pid "$RELAY_PID" --label profile --users 50 --store-per-sender 20 \
-    --online-per-sender 600 --rates 2500 --rate-seconds 4 --timeout 60 >"$WORK/bench.out" &
+    --stream-store-per-sender 0 --online-per-sender 600 --rates 2500 --rate-seconds 4 --timeout 60 >"$WORK/bench.out" &
 BENCH_PID=$!
 # System calls are counted over the online saturation shape alone: it starts when the drain line is printed and
 # ends with its own line.
