@@ -10,9 +10,10 @@ extension MailboxPipeline {
     /// Exact in one direction, which is all that is asked of it: every key in `mailbox_messages` or
     /// `acknowledged_messages` is in `filter` or still held by the pipeline. A key goes in when a transaction takes it,
     /// before its write can commit and long before the pipeline lets go of it; a key removed from the tables stays in
-    /// (it is only looked for again). The filter comes from a scan of both tables, started by the writer between two
-    /// transactions: a write committed before the scan's read began is in the scan, and every key taken from the start
-    /// on is kept for the new filter as well, so nothing committed after the read began is missed.
+    /// (it is only looked for again). The filter comes from a scan of both tables, started when the pipeline is made
+    /// and later by the writer between two transactions, so never while a transaction is being written: a write
+    /// committed before the scan's read began is in the scan, and every key taken from the start on is kept for the
+    /// new filter as well, so nothing committed after the read began is missed.
     struct KeyFilterState: Sendable {
         /// Keys a filter is sized for at least (1.25 MB); then twice what its scan found.
         static let smallestCapacity = 1 << 20

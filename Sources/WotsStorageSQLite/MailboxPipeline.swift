@@ -53,6 +53,8 @@ final class MailboxPipeline: Sendable {
     init(database: SQLiteDatabase) {
         self.database = database
         self.acknowledgementWait = database.configuration.acknowledgementWait
+        // Made at the database's first mailbox use, before anything it writes: the key scan may start at once.
+        if self.state.withLock({ $0.keys.startsScan(at: .now) }) { self.scanKeys() }
     }
 
     /// Stages an append checked against what is written already (`heldReceipt` found nothing).
@@ -227,7 +229,11 @@ final class MailboxPipeline: Sendable {
             let started = ContinuousClock.now
             let filter: KeyPresenceFilter?
             do {
-                let hashes = try await database.pool.read { db in try KeyFilterState.scan(db) }
+                let hashes = try await database.pool.read { db in
+                    let hashes = try KeyFilterState.scan(db)
+                    database.configuration.keyScanHasRead?()
+                    return hashes
+                }
                 filter = KeyFilterState.filter(of: hashes)
                 database.logger.info(
                     "read \(hashes.count) message keys for the key filter in \(ContinuousClock.now - started)"

@@ -26,6 +26,8 @@ public final class SQLiteDatabase: Sendable {
         /// (`MailboxPipeline`): a message acknowledged meanwhile is never written as waiting. Only the sender's
         /// receipt waits for it (up to about twice this), never delivery. Default 50 ms.
         public var acknowledgementWait: Duration = .milliseconds(50)
+        /// Called inside the key scan's read transaction once it has read every key (tests hold the scan there).
+        var keyScanHasRead: (@Sendable () -> Void)?
 
         /// The defaults.
         public init() {}

@@ -152,4 +152,59 @@ import WotsStorage
             #expect(try await mailboxes.depth(of: bob) == 4)
         }
     }
+
+    @Test func aKeyCommittedWhileTheScanReadsIsLookedForAfterIt() async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("relay.sqlite").path
+        let recipients = (0..<4).map { _ in TestValues.token() }
+        let earlier = (0..<1_000).map { TestValues.envelope(from: TestValues.token(), to: recipients[$0 % 4]) }
+        let before = try await SQLiteDatabase(path: path)
+        _ = try await SQLiteMailboxRepository(database: before).append(
+            batch: earlier,
+            receivedAt: TestValues.time(),
+            mailboxCapacity: 10_000
+        )
+        try before.close()
+
+        let (scanHasRead, scanHasReadSignal) = AsyncStream.makeStream(of: Void.self)
+        let scanMayEnd = DispatchSemaphore(value: 0)
+        defer { scanMayEnd.signal() }
+        var configuration = SQLiteDatabase.Configuration()
+        configuration.keyScanHasRead = {
+            scanHasReadSignal.yield()
+            scanMayEnd.wait()
+        }
+        let database = try await SQLiteDatabase(path: path, configuration: configuration)
+        let mailboxes = SQLiteMailboxRepository(database: database)
+        let pipeline = database.mailboxPipeline
+        for await _ in scanHasRead { break }
+        // The scan has read every key and its read transaction is still open: these commit after what it saw.
+        let concurrent = (0..<200).map { TestValues.envelope(from: TestValues.token(), to: recipients[$0 % 4]) }
+        let receipts = try await withThrowingTaskGroup(of: (Int, MailboxReceipt).self) { group in
+            for (index, envelope) in concurrent.enumerated() {
+                group.addTask { (index, try await mailboxes.append(envelope, receivedAt: TestValues.time())) }
+            }
+            var receipts: [Int: MailboxReceipt] = [:]
+            for try await (index, receipt) in group { receipts[index] = receipt }
+            return receipts
+        }
+        #expect(!pipeline.hasKeyFilter)
+        scanMayEnd.signal()
+        await pipeline.keyScanEnded()
+        #expect(pipeline.hasKeyFilter)
+        let notLookedFor = (earlier + concurrent).filter { !pipeline.mustLookUp($0.header.messageKey) }
+        #expect(notLookedFor.isEmpty, "\(notLookedFor.count) keys written would not be looked for")
+        for (index, envelope) in concurrent.enumerated() {
+            let again = try await mailboxes.append(envelope, receivedAt: TestValues.time())
+            #expect(!again.isNew && again.sequence == receipts[index]?.sequence)
+        }
+        try database.close()
+    }
+}
+
+extension SQLiteMailboxRepository {
+    fileprivate func append(_ envelope: Envelope, receivedAt: Date) async throws -> MailboxReceipt {
+        try await self.append(envelope, receivedAt: receivedAt, mailboxCapacity: 10_000)
+    }
 }
