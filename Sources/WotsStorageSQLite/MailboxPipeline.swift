@@ -171,12 +171,12 @@ final class MailboxPipeline: Sendable {
 
     private func commitWhileStaged() {
         while true {
-            if self.state.withLock({ $0.keys.startsScan(at: .now) }) { self.scanKeys() }
-            let pause = self.state.withLock { state in
+            let (pause, startsScan) = self.state.withLock { state in
                 let pause = state.wait(delay: self.acknowledgementWait, fullBatch: Self.maximumBatch)
                 state.writerPauses = pause > .zero
-                return pause
+                return (pause, state.keys.startsScan(at: .now))
             }
+            if startsScan { self.scanKeys() }
             if pause > .zero {
                 _ = self.writerWakeUp.wait(timeout: .now() + pause.seconds)
                 continue
