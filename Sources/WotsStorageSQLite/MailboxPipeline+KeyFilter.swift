@@ -60,17 +60,27 @@ extension MailboxPipeline {
             self.retryAt = now + Self.retryAfterFailure
         }
 
-        /// A filter for what a scan found, with room for as many again.
+        /// A filter for `count` keys, with room for as many again.
+        static func emptyFilter(for count: Int) -> KeyPresenceFilter {
+            KeyPresenceFilter(capacity: max(Self.smallestCapacity, 2 * count))
+        }
+
+        /// A filter of the keys given, sized as a scan sizes it (for tests).
         static func filter(of hashes: [UInt64]) -> KeyPresenceFilter {
-            var filter = KeyPresenceFilter(capacity: max(Self.smallestCapacity, 2 * hashes.count))
+            var filter = Self.emptyFilter(for: hashes.count)
             for hash in hashes { filter.insert(hash) }
             return filter
         }
 
-        /// The hashes of every key in both tables, read in one transaction.
-        static func scan(_ db: Database) throws -> [UInt64] {
-            var hashes: [UInt64] = []
-            for table in ["mailbox_messages", "acknowledged_messages"] {
+        /// The filter of every key in both tables, read in one transaction: counted first and sized for the count,
+        /// then filled straight from the rows, so the scan holds no more memory than the filter it gives.
+        static func scan(_ db: Database) throws -> KeyPresenceFilter {
+            let tables = ["mailbox_messages", "acknowledged_messages"]
+            let count = try tables.reduce(0) { sum, table in
+                sum + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0)
+            }
+            var filter = Self.emptyFilter(for: count)
+            for table in tables {
                 let rows = try Row.fetchCursor(db, sql: "SELECT sender, message_id FROM \(table)")
                 while let row = try rows.next() {
                     let hash = try row.withUnsafeData(atIndex: 0) { sender in
@@ -80,10 +90,10 @@ extension MailboxPipeline {
                             }
                         }
                     }
-                    hashes.append(hash)
+                    filter.insert(hash)
                 }
             }
-            return hashes
+            return filter
         }
     }
 }

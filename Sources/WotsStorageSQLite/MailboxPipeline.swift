@@ -229,14 +229,14 @@ final class MailboxPipeline: Sendable {
             let started = ContinuousClock.now
             let filter: KeyPresenceFilter?
             do {
-                let hashes = try await database.pool.read { db in
-                    let hashes = try KeyFilterState.scan(db)
+                let scanned = try await database.pool.read { db in
+                    let scanned = try KeyFilterState.scan(db)
                     database.configuration.keyScanHasRead?()
-                    return hashes
+                    return scanned
                 }
-                filter = KeyFilterState.filter(of: hashes)
+                filter = scanned
                 database.logger.info(
-                    "read \(hashes.count) message keys for the key filter in \(ContinuousClock.now - started)"
+                    "read \(scanned.count) message keys for the key filter in \(ContinuousClock.now - started)"
                 )
             } catch {
                 filter = nil
