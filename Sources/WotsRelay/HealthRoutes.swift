@@ -58,6 +58,7 @@ struct HealthRoutes: Sendable {
             self.metrics.mailboxWaiting.record(statistics.waiting)
             self.metrics.mailboxDeepest.record(statistics.deepest)
             self.metrics.expiryNotices.record(statistics.expiryNotices)
+            if let keyFilter = statistics.keyFilter { self.metrics.record(keyFilter) }
         }
         return self.metrics.exposition()
     }

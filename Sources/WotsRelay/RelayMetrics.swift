@@ -2,6 +2,7 @@ import CoreMetrics
 import Prometheus
 import Synchronization
 import WotsCore
+import WotsStorage
 
 /// The relay's counters and gauges, kept in its own Prometheus registry (no global bootstrap, so several relays
 /// can live in one test process) and exported in text format on `/metrics`.
@@ -10,6 +11,7 @@ public final class RelayMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let errorCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let keyFilter = Mutex<KeyFilterMetrics?>(nil)
 
     let messagesStored: CoreMetrics.Counter
     let messagesDelivered: CoreMetrics.Counter
@@ -75,10 +77,53 @@ public final class RelayMetrics: Sendable {
         counter.increment()
     }
 
+    /// Records what the storage's key filter reports; its metrics appear with the first report, so a storage without
+    /// one exports none.
+    func record(_ statistics: MessageKeyFilterStatistics) {
+        self.keyFilter.withLock { metrics in
+            if metrics == nil { metrics = KeyFilterMetrics(factory: self.factory) }
+            metrics?.record(statistics)
+        }
+    }
+
     /// The Prometheus text exposition of every metric.
     public func exposition() -> String {
         var buffer: [UInt8] = []
         self.registry.emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)
+    }
+}
+
+/// The key filter's gauges, and its lookup counters fed from the totals the storage reports.
+private struct KeyFilterMetrics {
+    let keys: CoreMetrics.Gauge
+    let bytes: CoreMetrics.Gauge
+    let lookupsMade: CoreMetrics.Counter
+    let lookupsSpared: CoreMetrics.Counter
+    private var reported = (lookupsMade: 0, lookupsSpared: 0)
+
+    init(factory: PrometheusMetricsFactory) {
+        self.keys = CoreMetrics.Gauge(label: "wots_message_key_filter_keys", factory: factory)
+        self.bytes = CoreMetrics.Gauge(label: "wots_message_key_filter_bytes", factory: factory)
+        self.lookupsMade = CoreMetrics.Counter(
+            label: "wots_message_key_lookups_total",
+            dimensions: [("result", "made")],
+            factory: factory
+        )
+        self.lookupsSpared = CoreMetrics.Counter(
+            label: "wots_message_key_lookups_total",
+            dimensions: [("result", "spared")],
+            factory: factory
+        )
+    }
+
+    mutating func record(_ statistics: MessageKeyFilterStatistics) {
+        self.keys.record(statistics.keys)
+        self.bytes.record(statistics.bytes)
+        // Two scrapes may report out of order: a total lower than one recorded already adds nothing.
+        self.lookupsMade.increment(by: max(0, statistics.lookupsMade - self.reported.lookupsMade))
+        self.lookupsSpared.increment(by: max(0, statistics.lookupsSpared - self.reported.lookupsSpared))
+        self.reported.lookupsMade = max(self.reported.lookupsMade, statistics.lookupsMade)
+        self.reported.lookupsSpared = max(self.reported.lookupsSpared, statistics.lookupsSpared)
     }
 }

@@ -49,11 +49,34 @@ public struct MailboxStatistics: Sendable, Hashable {
     public var deepest: Int
     /// Expiry notices held for senders, not yet cleared or forgotten.
     public var expiryNotices: Int
+    /// The filter that spares the duplicate lookup of a new (sender, id), where the repository keeps one.
+    public var keyFilter: MessageKeyFilterStatistics?
 
-    public init(waiting: Int, deepest: Int, expiryNotices: Int = 0) {
+    public init(waiting: Int, deepest: Int, expiryNotices: Int = 0, keyFilter: MessageKeyFilterStatistics? = nil) {
         self.waiting = waiting
         self.deepest = deepest
         self.expiryNotices = expiryNotices
+        self.keyFilter = keyFilter
+    }
+}
+
+/// What a repository's filter of written message keys holds, and how many duplicate lookups it spared since the
+/// process started.
+public struct MessageKeyFilterStatistics: Sendable, Hashable {
+    /// Keys put in the filter (a key taken twice counts twice); 0 until its first scan ends.
+    public var keys: Int
+    /// The filter's memory; 0 until its first scan ends.
+    public var bytes: Int
+    /// Appends whose (sender, id) was looked for in the database.
+    public var lookupsMade: Int
+    /// Appends whose (sender, id) was not: the filter knew it new, or a write of it was still held.
+    public var lookupsSpared: Int
+
+    public init(keys: Int, bytes: Int, lookupsMade: Int, lookupsSpared: Int) {
+        self.keys = keys
+        self.bytes = bytes
+        self.lookupsMade = lookupsMade
+        self.lookupsSpared = lookupsSpared
     }
 }
 

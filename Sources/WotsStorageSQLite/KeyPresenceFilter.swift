@@ -22,6 +22,9 @@ struct KeyPresenceFilter: Sendable {
         self.bitCount = UInt64(words * 64)
     }
 
+    /// The memory its bits take.
+    var byteCount: Int { self.words.count * MemoryLayout<UInt64>.size }
+
     /// More keys than it was sized for: false positives grow beyond 1 %.
     var isOverfull: Bool { self.count > self.capacity }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WotsCore
+import WotsStorage
 
 extension MailboxPipeline {
     /// Which message keys may be written, so that a new (sender, id), nearly every send, is not looked for in the
@@ -25,6 +26,18 @@ extension MailboxPipeline {
         /// While a scan runs: the hashes of the keys taken since it started.
         var takenDuringScan: [UInt64]?
         var retryAt: ContinuousClock.Instant?
+        /// Since the process started: appends looked for in the database, and appends that were not.
+        var lookupsMade = 0
+        var lookupsSpared = 0
+
+        var statistics: MessageKeyFilterStatistics {
+            MessageKeyFilterStatistics(
+                keys: self.filter?.count ?? 0,
+                bytes: self.filter?.byteCount ?? 0,
+                lookupsMade: self.lookupsMade,
+                lookupsSpared: self.lookupsSpared
+            )
+        }
 
         /// False only when the key is in neither table and no transaction is writing it.
         func mayBeWritten(_ hash: UInt64) -> Bool { self.filter?.mayContain(hash) ?? true }

@@ -94,8 +94,15 @@ final class MailboxPipeline: Sendable {
     /// (`stageAppend` finds that one) or when the key filter knows it was never written.
     func mustLookUp(_ key: MessageKey) -> Bool {
         let hash = KeyPresenceFilter.hash(key)
-        return self.state.withLock { $0.appendsByKey[key] == nil && $0.keys.mayBeWritten(hash) }
+        return self.state.withLock { state in
+            let mustLookUp = state.appendsByKey[key] == nil && state.keys.mayBeWritten(hash)
+            if mustLookUp { state.keys.lookupsMade += 1 } else { state.keys.lookupsSpared += 1 }
+            return mustLookUp
+        }
     }
+
+    /// What the key filter holds and spared (`MailboxStatistics.keyFilter`).
+    var keyFilterStatistics: MessageKeyFilterStatistics { self.state.withLock { $0.keys.statistics } }
 
     func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date) -> PendingWrite<[MessageKey]> {
         // A pausing writer is not woken: what it gathers meanwhile shares the transaction's fsync.

@@ -183,7 +183,7 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     }
 
     public func statistics() async throws -> MailboxStatistics {
-        try await self.database.read("read mailbox statistics") { db in
+        var statistics = try await self.database.read("read mailbox statistics") { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
@@ -198,6 +198,8 @@ public struct SQLiteMailboxRepository: MailboxRepository {
                 expiryNotices: row?["notices"] ?? 0
             )
         }
+        statistics.keyFilter = self.pipeline.keyFilterStatistics
+        return statistics
     }
 
     public func deleteMailbox(of recipient: Token) async throws {

@@ -31,3 +31,12 @@ enum StorageBackendKind: String, CaseIterable, Sendable, CustomTestStringConvert
 
     var testDescription: String { self.rawValue }
 }
+
+extension MailboxStatistics {
+    /// The mail counted, which every repository counts alike, without a key filter's figures (SQLite's alone).
+    var mailTotals: MailboxStatistics {
+        var totals = self
+        totals.keyFilter = nil
+        return totals
+    }
+}
