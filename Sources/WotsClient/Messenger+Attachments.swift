@@ -15,7 +15,7 @@ extension Messenger {
         at path: String,
         caption: String?,
         to nickname: Nickname,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         disappearAfter: UInt32? = nil,
         progress: TransferProgress? = nil
     ) async throws -> SentMessage {

@@ -1,5 +1,5 @@
 public import Foundation
-import WotsCore
+public import WotsCore
 
 extension Messenger {
     /// Encrypts the file at `path`, uploads it **once** for every other member of `group` (the blob lists them all as
@@ -14,7 +14,7 @@ extension Messenger {
         at path: String,
         caption: String?,
         to group: String,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         disappearAfter: UInt32? = nil,
         progress: TransferProgress? = nil
     ) async throws -> SentGroupMessage {

@@ -38,7 +38,7 @@ extension Messenger {
     public func sendGroup(
         _ text: String,
         to group: String,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         disappearAfter: UInt32? = nil
     ) async throws -> SentGroupMessage {
         try Self.validateMessage(text)
@@ -67,7 +67,7 @@ extension Messenger {
     func postText(
         _ text: String,
         in state: GroupState,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         sequence: UInt64? = nil,
         as unlocked: Unlocked
     ) async throws -> SentGroupMessage {
@@ -84,7 +84,7 @@ extension Messenger {
     func post(
         _ content: MessageContent,
         in state: GroupState,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         sequence: UInt64? = nil,
         sentAt: Date = Date(),
         as unlocked: Unlocked
@@ -157,7 +157,7 @@ extension Messenger {
         _ content: MessageContent,
         naming named: GroupState,
         to recipients: [Token],
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         sequence: UInt64? = nil,
         sentAt: Date = Date(),
         disappearAfter: UInt32 = 0,

@@ -69,7 +69,7 @@ extension Messenger {
     public func send(
         _ text: String,
         to nickname: Nickname,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         disappearAfter: UInt32? = nil
     ) async throws -> SentMessage {
         try Self.validateMessage(text)
@@ -123,7 +123,7 @@ extension Messenger {
     func send(
         _ content: MessageContent,
         to recipient: (entry: DirectoryEntry, pinnedNow: Bool),
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         sentAt: Date = Date(),
         as unlocked: Unlocked,
         history: ConversationHistory

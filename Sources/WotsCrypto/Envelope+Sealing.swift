@@ -69,21 +69,6 @@ extension Envelope {
         return envelope
     }
 
-    /// A fresh random (version 4) UUID from OpenSSL's CSPRNG, the default message id.
-    ///
-    /// Cheaper than `UUID()`, which opens `/dev/urandom` on every call on Linux.
-    public static func newMessageID() -> UUID {
-        var bytes = SecureRandom.bytes(16)
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )
-        )
-    }
-
     /// Checks who the envelope is for and who made it, verifies the signature, then decrypts.
     ///
     /// Order: version → recipient token names the opener and the recipient fingerprint one of its identities, the

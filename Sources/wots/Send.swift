@@ -109,7 +109,7 @@ struct Send: AsyncParsableCommand {
         let sent = try await messenger.send(
             message,
             to: try parseNickname(self.to ?? ""),
-            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
+            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? Envelope.newMessageID(),
             disappearAfter: try self.disappearSeconds()
         )
         if sent.pinnedNow {
@@ -165,7 +165,7 @@ struct Send: AsyncParsableCommand {
             at: path,
             caption: self.caption,
             to: try parseNickname(self.to ?? ""),
-            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? UUID(),
+            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? Envelope.newMessageID(),
             disappearAfter: try self.disappearSeconds(),
             progress: TransferReport("uploading").callback
         )

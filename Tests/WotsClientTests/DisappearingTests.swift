@@ -18,6 +18,7 @@ import WotsTesting
             let alice = try await relay.account(aliceUser)
             let bob = try await relay.account(bobUser, now: { start })
             let sent = try await alice.send("burn after reading", to: bobUser.nickname, disappearAfter: 2)
+            #expect(Array(sent.id.uuidString)[14] == "7", "a version 7 message id (SECURITY.md, \"Sealing\")")
             var timers: [UInt32] = []
             var received: [ReceivedMessage] = []
             _ = try await bob.inbox(

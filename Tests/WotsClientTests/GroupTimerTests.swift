@@ -35,6 +35,7 @@ import WotsTesting
             )
             let header = stored.envelope.header
             #expect(header.messageID == sent.id)
+            #expect(Array(sent.id.uuidString)[14] == "7", "a version 7 message id (SECURITY.md, \"Sealing\")")
             #expect(header.expiresAtMilliseconds == header.sentAtMilliseconds + 3_600_000, "the relay sees the timer")
             let shown = try #require(try await carol.groupInbox(keep: false).first)
             #expect(shown.text == "gone in an hour")

@@ -77,14 +77,38 @@ import WotsTesting
         #expect(first.wrappedKey != second.wrappedKey)
     }
 
-    @Test func defaultMessageIDsAreRandomVersion4UUIDs() {
-        let ids = (0..<200).map { _ in Envelope.newMessageID() }
-        #expect(Set(ids).count == 200)
+    @Test func defaultMessageIDsAreVersion7UUIDsThatCarryTheirMillisecond() {
+        let made = Date(timeIntervalSince1970: 1_796_000_000.123)
+        let ids = (0..<200).map { _ in Envelope.newMessageID(at: made) }
+        #expect(Set(ids).count == 200, "74 random bits apart within one millisecond")
         for id in ids {
             let text = id.uuidString
-            #expect(Array(text)[14] == "4")
+            #expect(Array(text)[14] == "7")
             #expect("89AB".contains(Array(text)[19]))
+            // 1,796,000,000,123 ms is 0x1A2_29F1_287B.
+            #expect(text.hasPrefix("01A229F1-287B-"))
         }
+    }
+
+    @Test func messageIDsMadeLaterSortAfterEarlierOnes() {
+        let earlier = Envelope.newMessageID(at: Date(timeIntervalSince1970: 1_796_000_000))
+        let later = Envelope.newMessageID(at: Date(timeIntervalSince1970: 1_796_000_000.002))
+        let earlierBytes = withUnsafeBytes(of: earlier.uuid) { Array($0) }
+        #expect(earlierBytes.lexicographicallyPrecedes(withUnsafeBytes(of: later.uuid) { Array($0) }))
+    }
+
+    @Test func theDefaultIDOfASealedEnvelopeCarriesItsSentAtMillisecond() throws {
+        let envelope = try Envelope.seal(
+            plaintext: Array("now".utf8),
+            from: alice.token,
+            identity: alice.identity,
+            to: bob.token,
+            recipientKeys: bob.publicKeys
+        )
+        let bytes = withUnsafeBytes(of: envelope.header.messageID.uuid) { Array($0) }
+        let idMilliseconds = bytes.prefix(6).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let sentAt = UInt64((envelope.header.sentAt.timeIntervalSince1970 * 1000).rounded(.down))
+        #expect(idMilliseconds <= sentAt && sentAt - idMilliseconds < 1_000)
     }
 
     @Test func relayAcceptsTheSendersSignature() throws {

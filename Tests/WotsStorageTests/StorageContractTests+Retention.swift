@@ -113,7 +113,8 @@ extension StorageContractTests {
             #expect(Set(notices.map(\.messageID)) == Set(envelopes.map(\.header.messageID)))
             #expect(notices.count == 60)
             #expect(
-                try await backend.mailboxes.statistics().mailTotals == MailboxStatistics(waiting: 0, deepest: 0, expiryNotices: 60)
+                try await backend.mailboxes.statistics().mailTotals
+                    == MailboxStatistics(waiting: 0, deepest: 0, expiryNotices: 60)
             )
         }
     }

@@ -133,7 +133,7 @@ public actor ConversationKeeper {
     public func send(
         _ content: MessageContent,
         to peer: Token,
-        messageID: UUID = UUID(),
+        messageID: UUID = Envelope.newMessageID(),
         sentAt: Date = Date()
     ) async throws -> SentMessage {
         guard let contact = try self.messenger.store.contactBook().contact(token: peer) else {

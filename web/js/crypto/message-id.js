@@ -1,13 +1,22 @@
-/** Message ids: random (version 4) UUIDs, carried as their 16 raw bytes in RFC 4122 order. */
+/**
+ * Message ids: version 7 UUIDs (RFC 9562), carried as their 16 raw bytes in RFC 4122 order. The first 48 bits are the
+ * Unix time in milliseconds, the rest (but the version and variant) random: the relay keeps messages by (sender, id),
+ * and ids that grow with time land where the sender's last one did. The time is the header's `sentAt`, in clear already.
+ */
 
 import { fromHex, randomBytes, toHex } from './bytes.js';
 
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-/** A fresh random version-4 UUID, in the uppercase text form Swift's `UUID` writes. */
-export function newMessageID() {
+/** A fresh version-7 UUID made at `now` (ms since 1970), in the uppercase text form Swift's `UUID` writes. */
+export function newMessageID(now = Date.now()) {
     const bytes = randomBytes(16);
-    bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+    let milliseconds = Math.max(0, Math.floor(now));
+    for (let index = 5; index >= 0; index -= 1) {
+        bytes[index] = milliseconds % 256;
+        milliseconds = Math.floor(milliseconds / 256);
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x70; // version 7
     bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
     return messageIDFromBytes(bytes);
 }
