@@ -16,31 +16,28 @@ import WotsTesting
     let bob = TestIdentities.bob
 
     @Test func newMessagesAreSparedTheLookupAndARetryIsLookedFor() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wots-key-metrics-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("relay.sqlite").path)
-        defer { try? database.close() }
-        let harness = try await RelayHarness.make(storage: .sqlite(database))
-        try await harness.routerApplication.test(.router) { client in
-            try await client.register(alice)
-            try await client.register(bob)
-            let session = try await client.login(alice)
-            await database.mailboxPipeline.keyScanEnded()
-            let before = await harness.relay.scrapeMetrics()
-            #expect(before.contains("wots_message_key_filter_keys 0"))
-            #expect(before.contains("wots_message_key_filter_bytes 1310720"), "sized for 1,048,576 keys at 10 bits")
-            let envelopes = try (0..<3).map { try seal("note \($0)", from: alice, to: bob) }
-            for envelope in envelopes {
-                #expect(try await client.send(envelope, session: session).status == .accepted)
+        try await RelayHarness.withSQLite { harness, database in
+            try await harness.routerApplication.test(.router) { client in
+                try await client.register(alice)
+                try await client.register(bob)
+                let session = try await client.login(alice)
+                await database.mailboxPipeline.keyScanEnded()
+                let before = await harness.relay.scrapeMetrics()
+                #expect(before.contains("wots_message_key_filter_keys 0"))
+                #expect(before.contains("wots_message_key_filter_bytes 1310720"), "sized for 1,048,576 keys at 10 bits")
+                let envelopes = try (0..<3).map { try seal("note \($0)", from: alice, to: bob) }
+                for envelope in envelopes {
+                    #expect(try await client.send(envelope, session: session).status == .accepted)
+                }
+                let retry = try await client.send(envelopes[0], session: session)
+                #expect(retry.status == .accepted)
+                let after = await harness.relay.scrapeMetrics()
+                #expect(after.contains("wots_message_key_filter_keys 3"))
+                #expect(after.contains(#"wots_message_key_lookups_total{result="spared"} 3"#))
+                #expect(after.contains(#"wots_message_key_lookups_total{result="made"} 1"#), "the retry was looked for")
+                let again = await harness.relay.scrapeMetrics()
+                #expect(again.contains(#"wots_message_key_lookups_total{result="spared"} 3"#), "a scrape adds nothing")
             }
-            let retry = try await client.send(envelopes[0], session: session)
-            #expect(retry.status == .accepted)
-            let after = await harness.relay.scrapeMetrics()
-            #expect(after.contains("wots_message_key_filter_keys 3"))
-            #expect(after.contains(#"wots_message_key_lookups_total{result="spared"} 3"#))
-            #expect(after.contains(#"wots_message_key_lookups_total{result="made"} 1"#), "the retry was looked for")
-            let again = await harness.relay.scrapeMetrics()
-            #expect(again.contains(#"wots_message_key_lookups_total{result="spared"} 3"#), "a scrape adds nothing")
         }
     }
 

@@ -4,24 +4,20 @@ import HummingbirdTesting
 import Testing
 import WotsCore
 import WotsRelay
-import WotsStorageSQLite
 import WotsTesting
 
 /// docs/OPERATIONS.md's table of metrics names every metric the relay exports.
 @Suite struct MetricsDocumentationTests {
     @Test func everyExportedMetricIsInTheOperatorsTable() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wots-metrics-docs-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("relay.sqlite").path)
-        defer { try? database.close() }
-        let harness = try await RelayHarness.make(storage: .sqlite(database))
-        let exported = try await harness.routerApplication.test(.router) { client in
-            try await client.register(TestIdentities.alice)
-            try await client.register(TestIdentities.bob)
-            let session = try await client.login(TestIdentities.alice)
-            let envelope = try seal("hello", from: TestIdentities.alice, to: TestIdentities.bob)
-            #expect(try await client.send(envelope, session: session).status == .accepted)
-            return await harness.relay.scrapeMetrics()
+        let exported = try await RelayHarness.withSQLite { harness, _ in
+            try await harness.routerApplication.test(.router) { client in
+                try await client.register(TestIdentities.alice)
+                try await client.register(TestIdentities.bob)
+                let session = try await client.login(TestIdentities.alice)
+                let envelope = try seal("hello", from: TestIdentities.alice, to: TestIdentities.bob)
+                #expect(try await client.send(envelope, session: session).status == .accepted)
+                return await harness.relay.scrapeMetrics()
+            }
         }
         let names = exported.split(separator: "\n").compactMap { line -> String? in
             let words = line.split(separator: " ")

@@ -9,6 +9,7 @@ import WotsCore
 import WotsCrypto
 import WotsRelay
 import WotsStorage
+import WotsStorageSQLite
 import WotsTesting
 
 /// A relay on fresh in-memory storage, plus the client steps tests repeat: register, log in, send.
@@ -37,6 +38,17 @@ struct RelayHarness {
         return RelayHarness(
             relay: try await Relay(configuration: configuration, storage: storage, clock: clock, logger: logger)
         )
+    }
+
+    /// A relay on a fresh SQLite file, as `wots-relay serve --database sqlite:…` runs it; the file goes afterwards.
+    static func withSQLite<Result: Sendable>(
+        _ body: (RelayHarness, SQLiteDatabase) async throws -> Result
+    ) async throws -> Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wots-harness-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try await SQLiteDatabase(path: folder.appendingPathComponent("relay.sqlite").path)
+        defer { try? database.close() }
+        return try await body(try await Self.make(storage: .sqlite(database)), database)
     }
 
     /// Routes only, for `app.test(.router)`.
