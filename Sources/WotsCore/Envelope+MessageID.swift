@@ -10,7 +10,8 @@ extension Envelope {
     public static func newMessageID(at date: Date = Date()) -> UUID {
         var random = SystemRandomNumberGenerator()
         var bytes = withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
-        let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        // 48 bits hold the milliseconds until the year 10889; a date outside them is clamped, not a crash.
+        let milliseconds = UInt64(min(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)), 0xFFFF_FFFF_FFFF))
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> UInt64(40 - 8 * index)) }
         bytes[6] = bytes[6] & 0x0F | 0x70  // version 7
         bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 9562 variant

@@ -97,6 +97,13 @@ import WotsTesting
         #expect(earlierBytes.lexicographicallyPrecedes(withUnsafeBytes(of: later.uuid) { Array($0) }))
     }
 
+    @Test func aDateBeyondFortyEightBitsOfMillisecondsIsClampedNotACrash() {
+        let far = Envelope.newMessageID(at: Date(timeIntervalSince1970: 1e15))
+        #expect(far.uuidString.hasPrefix("FFFFFFFF-FFFF-7"))
+        let before1970 = Envelope.newMessageID(at: Date(timeIntervalSince1970: -5))
+        #expect(before1970.uuidString.hasPrefix("00000000-0000-7"))
+    }
+
     @Test func theDefaultIDOfASealedEnvelopeCarriesItsSentAtMillisecond() throws {
         let envelope = try Envelope.seal(
             plaintext: Array("now".utf8),

@@ -25,3 +25,8 @@ test('an id made now carries the current millisecond', () => {
     const milliseconds = parseInt(id.replaceAll('-', '').slice(0, 12), 16);
     assert.ok(milliseconds >= before && milliseconds <= after);
 });
+
+test('a time beyond 48 bits of milliseconds is clamped, as the Swift client clamps it', () => {
+    assert.match(newMessageID(1e18), /^FFFFFFFF-FFFF-7/);
+    assert.match(newMessageID(-5), /^00000000-0000-7/);
+});

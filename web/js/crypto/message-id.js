@@ -11,7 +11,7 @@ const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 /** A fresh version-7 UUID made at `now` (ms since 1970), in the uppercase text form Swift's `UUID` writes. */
 export function newMessageID(now = Date.now()) {
     const bytes = randomBytes(16);
-    let milliseconds = Math.max(0, Math.floor(now));
+    let milliseconds = Math.min(Math.max(0, Math.floor(now)), 2 ** 48 - 1); // clamped, as the Swift client does
     for (let index = 5; index >= 0; index -= 1) {
         bytes[index] = milliseconds % 256;
         milliseconds = Math.floor(milliseconds / 256);
