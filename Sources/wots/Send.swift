@@ -40,7 +40,10 @@ struct Send: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Message id (to retry a send safely); default a new random id.", valueName: "UUID")
+        help: ArgumentHelp(
+            "Message id (to retry a send safely); default a new time-ordered (version 7) id.",
+            valueName: "UUID"
+        )
     )
     var id: String?
 

@@ -83,12 +83,16 @@ final class TestSocket: Sendable {
 
     func sendRaw(_ text: String) async throws { try await self.outbound.writeTextMessage(text) }
 
+    /// How long a frame that is due may take. Generous: under the whole suite's load on two cores a reply once took
+    /// over 5 s, and a test that waits for nothing passes a short timeout of its own.
+    static let patience: Duration = .seconds(20)
+
     /// The next frame, or whether the socket closed or nothing came within the timeout: two outcomes a test must
     /// tell apart. A timeout loses nothing: a frame that comes later is returned by the next call.
-    func next(timeout: Duration = .seconds(5)) async -> SocketEvent { await self.inbox.next(timeout: timeout) }
+    func next(timeout: Duration = TestSocket.patience) async -> SocketEvent { await self.inbox.next(timeout: timeout) }
 
     /// The next frame that matches, skipping others; `.closed` or `.timedOut` when none comes.
-    func next(where matches: (RelayFrame) -> Bool, timeout: Duration = .seconds(5)) async -> SocketEvent {
+    func next(where matches: (RelayFrame) -> Bool, timeout: Duration = TestSocket.patience) async -> SocketEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let event = await self.next(timeout: deadline - ContinuousClock.now)
@@ -99,7 +103,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next `count` delivered messages, stopping early at a close or a timeout.
-    func messages(_ count: Int, timeout: Duration = .seconds(10)) async -> [DeliveredMessage] {
+    func messages(_ count: Int, timeout: Duration = TestSocket.patience) async -> [DeliveredMessage] {
         var delivered: [DeliveredMessage] = []
         while delivered.count < count, let message = await self.next(timeout: timeout).frame?.deliveredMessage {
             delivered.append(message)
