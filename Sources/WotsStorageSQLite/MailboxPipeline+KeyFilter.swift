@@ -78,13 +78,6 @@ extension MailboxPipeline {
             KeyPresenceFilter(capacity: max(Self.smallestCapacity, 2 * count))
         }
 
-        /// A filter of the keys given, sized as a scan sizes it (for tests).
-        static func filter(of hashes: [UInt64]) -> KeyPresenceFilter {
-            var filter = Self.emptyFilter(for: hashes.count)
-            for hash in hashes { filter.insert(hash) }
-            return filter
-        }
-
         /// The filter of every key in both tables, read in one transaction: counted first and sized for the count,
         /// then filled straight from the rows, so the scan holds no more memory than the filter it gives.
         static func scan(_ db: Database) throws -> KeyPresenceFilter {

@@ -234,23 +234,19 @@ final class MailboxPipeline: Sendable {
         let database: SQLiteDatabase = self.database
         let task = Task {
             let started = ContinuousClock.now
-            let filter: KeyPresenceFilter?
             do {
                 let scanned = try await database.pool.read { db in
                     let scanned = try KeyFilterState.scan(db)
                     database.configuration.keyScanHasRead?()
                     return scanned
                 }
-                filter = scanned
                 database.logger.info(
                     "read \(scanned.count) message keys for the key filter in \(ContinuousClock.now - started)"
                 )
+                self.state.withLock { $0.keys.install(scanned) }
             } catch {
-                filter = nil
                 database.logger.warning("could not read the message keys for the key filter: \(error)")
-            }
-            self.state.withLock { state in
-                if let filter { state.keys.install(filter) } else { state.keys.scanFailed(at: .now) }
+                self.state.withLock { $0.keys.scanFailed(at: .now) }
             }
         }
         self.keyScan.withLock { $0 = task }

@@ -23,7 +23,7 @@ extension Send {
     /// `send --group`: a text or a file to every other member, then, with --wait-delivered, the wait for all of them.
     func sendToGroup(_ group: String) async throws {
         let messenger = try self.root.messenger(secretFile: self.secret.secretFile)
-        let id = self.id.flatMap(UUID.init(uuidString:)) ?? Envelope.newMessageID()
+        let id = self.messageID()
         let sent: SentGroupMessage
         if let file {
             sent = try await messenger.sendGroupFile(

@@ -112,7 +112,7 @@ struct Send: AsyncParsableCommand {
         let sent = try await messenger.send(
             message,
             to: try parseNickname(self.to ?? ""),
-            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? Envelope.newMessageID(),
+            messageID: self.messageID(),
             disappearAfter: try self.disappearSeconds()
         )
         if sent.pinnedNow {
@@ -142,6 +142,9 @@ struct Send: AsyncParsableCommand {
         if !self.json { Terminal.out(status == .read ? "read by \(sent.to)" : "delivered to \(sent.to)") }
     }
 
+    /// The message id to send under: `--id` (checked in `validate`), else a new one.
+    func messageID() -> UUID { self.id.flatMap(UUID.init(uuidString:)) ?? Envelope.newMessageID() }
+
     func disappearSeconds() throws -> UInt32? {
         guard let disappear else { return nil }
         do {
@@ -168,7 +171,7 @@ struct Send: AsyncParsableCommand {
             at: path,
             caption: self.caption,
             to: try parseNickname(self.to ?? ""),
-            messageID: self.id.flatMap(UUID.init(uuidString:)) ?? Envelope.newMessageID(),
+            messageID: self.messageID(),
             disappearAfter: try self.disappearSeconds(),
             progress: TransferReport("uploading").callback
         )

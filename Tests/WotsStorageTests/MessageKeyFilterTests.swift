@@ -208,3 +208,12 @@ extension SQLiteMailboxRepository {
         try await self.append(envelope, receivedAt: receivedAt, mailboxCapacity: 10_000)
     }
 }
+
+extension MailboxPipeline.KeyFilterState {
+    /// A filter of the keys given, sized as a scan sizes it.
+    static func filter(of hashes: [UInt64]) -> KeyPresenceFilter {
+        var filter = Self.emptyFilter(for: hashes.count)
+        for hash in hashes { filter.insert(hash) }
+        return filter
+    }
+}
