@@ -10,7 +10,8 @@ public import WotsCore
 #endif
 
 /// The relay's live stream (`GET /v1/stream`): authenticates in the first frame, then receives queued and live
-/// messages and acknowledges them; reconnects with exponential back-off when the connection drops.
+/// messages and acknowledges them, with one `ack` frame unanswered at a time (`AcknowledgementQueue`); reconnects
+/// with exponential back-off when the connection drops.
 public struct StreamClient: Sendable {
     /// What happened to the connection, for status lines.
     public enum Status: Sendable, Hashable {
@@ -54,7 +55,8 @@ public struct StreamClient: Sendable {
     ///   - status: told about connects and disconnects.
     ///   - link: set to the live socket while connected, so frames can be sent on it. Default none.
     ///   - ephemeral: called for each ephemeral message (typing): never stored by the relay, never acknowledged.
-    ///   - handle: called for each delivered message; return true to acknowledge it.
+    ///   - handle: called for each delivered message; return true to acknowledge it (at once, or in the next `ack`
+    ///     frame while one is unanswered).
     ///   - handleGroup: when given, the stream is opened with `?groups=true` and this is called for each group slot
     ///     (`group_message` frame), in mailbox order with the messages; return true to acknowledge it.
     ///   - ephemeralGroup: called for each ephemeral group slot (group typing) on a stream opened with
@@ -157,14 +159,12 @@ public struct StreamClient: Sendable {
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
             }
             try await send(ClientFrame(.auth(session: session), ref: "auth"))
-            var acknowledgements = 0
-            var unanswered: [String: [MessageKey]] = [:]
-            func acknowledge(_ key: MessageKey) async throws {
-                acknowledgements += 1
-                let ref = "ack-\(acknowledgements)"
-                unanswered[ref] = [key]
-                try await send(ClientFrame(.ack([key]), ref: ref))
+            var acknowledgements = AcknowledgementQueue()
+            func send(_ acknowledgement: AcknowledgementQueue.Frame?) async throws {
+                guard let acknowledgement else { return }
+                try await send(ClientFrame(.ack(acknowledgement.keys), ref: acknowledgement.ref))
             }
+            func acknowledge(_ key: MessageKey) async throws { try await send(acknowledgements.add(key)) }
             for try await message in inbound.messages(maxSize: maximumFrameSize) {
                 guard case .text(let text) = message else { continue }
                 let frame: RelayFrame
@@ -181,20 +181,17 @@ public struct StreamClient: Sendable {
                 case .message(let delivered):
                     if try await handle(delivered) { try await acknowledge(delivered.envelope.header.messageKey) }
                 case .acked(let ref?, _):
-                    unanswered[ref] = nil
-                case .error(let ref?, _, let code, let text) where unanswered[ref] != nil:
-                    // Nothing was deleted (schema/stream.md, rule 4): acknowledge again after a pause; the stream
-                    // goes on meanwhile.
-                    let keys = unanswered.removeValue(forKey: ref) ?? []
+                    try await send(acknowledgements.answered(ref))
+                case .error(let ref?, _, let code, let text) where acknowledgements.isUnanswered(ref):
+                    // Nothing was deleted (schema/stream.md, rule 4): acknowledge again after a pause, with what was
+                    // handled meanwhile.
+                    acknowledgements.refused(ref)
                     self.logger.notice(
                         "an acknowledgement was refused; sending it again",
                         metadata: ["code": "\(code)", "reason": "\(RelayClient.printable(text))"]
                     )
                     try await Task.sleep(for: Self.acknowledgementRetryPause)
-                    acknowledgements += 1
-                    let retry = "ack-\(acknowledgements)"
-                    unanswered[retry] = keys
-                    try await send(ClientFrame(.ack(keys), ref: retry))
+                    try await send(acknowledgements.takeNext())
                 case .error(_, _, let code, let text):
                     if code == .accountSuspended {
                         throw WotsError(
