@@ -70,6 +70,33 @@ describe('StreamClient (schema/stream.md)', () => {
         stream.stop();
     });
 
+    test('acknowledgeSoon keeps one ack frame unanswered; what comes meanwhile goes together in the next', async () => {
+        const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
+        stream.start();
+        await settle();
+        const socket = FakeSocket.last;
+        socket.relay({ type: 'ready', ref: 'auth' });
+        const keys = ['a', 'b', 'c'].map((id) => ({ sender: 's', id }));
+        const first = stream.acknowledgeSoon(keys[0]);
+        const later = [stream.acknowledgeSoon(keys[1]), stream.acknowledgeSoon(keys[2])];
+        const acks = () => socket.sent.filter((frame) => frame.type === 'ack');
+        assert.deepEqual(acks().map((frame) => frame.messages), [[keys[0]]], 'the first goes at once, alone');
+        socket.relay({ type: 'acked', ref: acks()[0].ref, acknowledged: 1, messages: [keys[0]] });
+        assert.equal((await first).acknowledged, 1);
+        await settle();
+        assert.deepEqual(acks().map((frame) => frame.messages), [[keys[0]], [keys[1], keys[2]]]);
+        socket.relay({ type: 'error', ref: acks()[1].ref, code: 'storage_unavailable', message: 'down' });
+        for (const waiting of later) await assert.rejects(waiting, (error) => error.code === 'storage_unavailable');
+        await settle();
+        const next = stream.acknowledgeSoon({ sender: 's', id: 'd' });
+        assert.equal(acks().length, 3, 'a refused frame leaves none unanswered');
+        const held = stream.acknowledgeSoon({ sender: 's', id: 'e' });
+        socket.close(1011);
+        await assert.rejects(next, (error) => error.code === 'relay_unreachable');
+        await assert.rejects(held, (error) => error.code === 'relay_unreachable', 'a key never sent fails too');
+        stream.stop();
+    });
+
     test('an ephemeral send says so; a closed socket fails what waits and reconnects', async () => {
         const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
         stream.start();

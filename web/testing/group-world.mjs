@@ -183,6 +183,7 @@ export class FakeMessenger extends EventTarget {
         this.stream = {
             isReady: true,
             acknowledge: async (keys) => this.acknowledged.push(...keys),
+            acknowledgeSoon: async (key) => this.acknowledged.push(key),
             sendGroupEphemeral: (message) => relay.deliverEphemeral(message),
         };
         this.contacts = new ContactBook(this.store, this.relay, {

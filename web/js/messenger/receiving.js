@@ -195,12 +195,16 @@ export class Receiving {
     async acknowledge(key) {
         if (!key.sender || !key.id) return;
         const { messenger } = this;
-        try {
-            if (messenger.stream.isReady) await messenger.stream.acknowledge([key]);
-            else await messenger.relay.acknowledge([key]);
-        } catch {
-            // Not acknowledged: the relay sends it again on the next connection, and it is kept only once.
+        // Not acknowledged (refused, or the stream closed first): the relay sends it again on the next connection,
+        // and it is kept only once.
+        const notAcknowledged = () => {};
+        if (messenger.stream.isReady) {
+            // Not awaited: the next frame is handled meanwhile, and what is handled while this key's frame is
+            // unanswered is acknowledged together with it in the next one.
+            messenger.stream.acknowledgeSoon(key).catch(notAcknowledged);
+            return;
         }
+        await messenger.relay.acknowledge([key]).catch(notAcknowledged);
     }
 
     async sweepExpired() {

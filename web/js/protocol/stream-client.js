@@ -3,8 +3,9 @@
  * in with an `auth` frame (a browser cannot set the upgrade's Authorization header), gets `ready`, then receives
  * `message` frames (and, opened with `?groups=true`, `group_message` frames: the slots of group messages, in one
  * sequence order with them) and sends `send`, `send_group` (ephemeral) and `ack` frames whose replies come back by
- * `ref`. It reconnects with a growing, jittered pause, except after `account_suspended`; the relay sends again
- * whatever was not acknowledged.
+ * `ref`. Acknowledgements of handled messages go with one `ack` frame unanswered at a time (`acknowledgeSoon`). It
+ * reconnects with a growing, jittered pause, except after `account_suspended`; the relay sends again whatever was not
+ * acknowledged.
  */
 
 import { concatBytes, toBase64 } from '../crypto/bytes.js';
@@ -32,7 +33,14 @@ export class StreamClient {
         this.stopped = true;
         this.backoff = 500;
         this.readyWaiters = [];
+        /** Keys given to `acknowledgeSoon` and not sent yet, each with its promise's settlers. */
+        this.acksWaiting = [];
+        /** The `ack` frame of `acknowledgeSoon` awaiting its reply, or null. */
+        this.ackUnanswered = null;
     }
+
+    /** Most keys one `ack` frame may name (schema/stream.md rule 4). */
+    static maximumAckKeys = 1000;
 
     static defaultURL(origin) {
         return `${origin.replace(/^http/, 'ws')}/v1/stream?groups=true`;
@@ -94,6 +102,36 @@ export class StreamClient {
         return this.request({ type: 'ack', messages });
     }
 
+    /**
+     * Acknowledges one message key with at most one such `ack` frame unanswered (WotsClient's AcknowledgementQueue):
+     * keys given while one is unanswered go out together, in one frame, when it is answered. A quiet stream thus
+     * acknowledges each message at once and a busy one in batches. Resolves with the `acked` reply of the frame that
+     * carried the key; rejects when that frame was refused or the stream closed first (the relay then sends the
+     * message again on the next connection).
+     * @param {{sender: string, id: string}} key
+     */
+    acknowledgeSoon(key) {
+        return new Promise((resolve, reject) => {
+            this.acksWaiting.push({ key, resolve, reject });
+            this.sendWaitingAcks();
+        });
+    }
+
+    sendWaitingAcks() {
+        if (this.ackUnanswered !== null || this.acksWaiting.length === 0 || !this.isReady) return;
+        const batch = this.acksWaiting.splice(0, StreamClient.maximumAckKeys);
+        const frame = this.acknowledge(batch.map(({ key }) => key));
+        this.ackUnanswered = frame;
+        frame.then(
+            (reply) => batch.forEach(({ resolve }) => resolve(reply)),
+            (error) => batch.forEach(({ reject }) => reject(error)),
+        ).finally(() => {
+            if (this.ackUnanswered !== frame) return;
+            this.ackUnanswered = null;
+            this.sendWaitingAcks();
+        });
+    }
+
     async connect() {
         if (this.stopped) return;
         this.onState('connecting');
@@ -131,6 +169,7 @@ export class StreamClient {
             this.backoff = 500;
             this.onState('ready');
             for (const resolve of this.readyWaiters.splice(0)) resolve();
+            this.sendWaitingAcks();
             return;
         }
         if (frame.type === 'message' || frame.type === 'group_message') {
@@ -169,5 +208,7 @@ export class StreamClient {
     failPending(error) {
         for (const { reject } of this.pending.values()) reject(error);
         this.pending.clear();
+        for (const { reject } of this.acksWaiting.splice(0)) reject(error);
+        this.ackUnanswered = null;
     }
 }
