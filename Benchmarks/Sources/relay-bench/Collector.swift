@@ -7,6 +7,8 @@ final class Collector: Sendable {
         var delivered = 0
         var accepted = 0
         var refused = 0
+        /// `ack` frames the recipients sent.
+        var ackFrames = 0
         var refusals: [String: Int] = [:]
         /// message id → send time (ns), only while measuring latency.
         var sentAt: [String: UInt64] = [:]

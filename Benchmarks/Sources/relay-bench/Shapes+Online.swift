@@ -12,7 +12,7 @@ extension Shapes {
     ) async throws -> Double {
         let label = self.common.label
         let expected = onlineSet.reduce(0) { $0 + $1.count }
-        let base = collector.state.withLock { ($0.delivered, $0.accepted) }
+        let base = collector.state.withLock { ($0.delivered, $0.accepted, $0.ackFrames) }
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let deadline = start + UInt64(self.timeout * 1e9)
@@ -21,13 +21,14 @@ extension Shapes {
             collector.delivered - base.0 >= expected
         }
         let elapsed = Double(now() - start) / 1e9
-        let (delivered, accepted, refusals) = collector.state.withLock {
-            ($0.delivered - base.0, $0.accepted - base.1, $0.refusals)
+        let (delivered, accepted, ackFrames, refusals) = collector.state.withLock {
+            ($0.delivered - base.0, $0.accepted - base.1, $0.ackFrames - base.2, $0.refusals)
         }
         say(
             "online saturation: \(accepted) accepted, \(delivered) delivered of \(expected) in "
                 + "\(String(format: "%.2f", elapsed)) s = \(Int(Double(delivered) / elapsed)) msg/s delivered"
-                + (complete ? "" : " (TIMED OUT)") + (refusals.isEmpty ? "" : ", refusals \(refusals)") + cpu.summary
+                + (complete ? "" : " (TIMED OUT)") + (refusals.isEmpty ? "" : ", refusals \(refusals)")
+                + ", \(ackFrames) ack frames" + cpu.summary
         )
         result("\(label).online_msgs", "\(delivered)")
         result("\(label).online_rate", Double(delivered) / elapsed)
@@ -69,7 +70,7 @@ extension Shapes {
             $0.latency.reset()
             $0.sentAt.reserveCapacity(expected)
         }
-        let base = collector.state.withLock { ($0.delivered, $0.accepted) }
+        let base = collector.state.withLock { ($0.delivered, $0.accepted, $0.ackFrames) }
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let late = try await Self.sendOnSchedule(

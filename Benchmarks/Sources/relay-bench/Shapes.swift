@@ -18,8 +18,13 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     var streamStorePerSender = 400
     @Option(help: "Messages per sender for the online saturation shape") var onlinePerSender = 300
     @Option(help: "Unanswered send frames per sender at saturation") var window = 8
-    @Option(help: "Messages a recipient acknowledges per ack frame (1: each as it arrives, as wots clients do)")
-    var ackBatch = 1
+    @Option(
+        help: """
+            How recipients acknowledge: `coalesced` (as wots clients do: one ack frame unanswered, what arrives \
+            meanwhile goes together when it is answered) or `each` (one ack frame per message, replies not waited for)
+            """
+    )
+    var acks = StreamConnection.AckPolicy.coalesced
     @Option(
         help: "Offered rates for the latency shape, comma-separated msg/s; `saturation`: the saturation shape's rate"
     )
@@ -181,7 +186,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             role: .recipient,
             collector: collector,
             logger: logger,
-            ackBatch: self.ackBatch
+            acks: self.acks
         )
         let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
         for (connection, _) in connections { try await connection.flushAcks() }
@@ -199,3 +204,5 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         return connections
     }
 }
+
+extension StreamConnection.AckPolicy: ExpressibleByArgument {}

@@ -12,7 +12,7 @@ extension StreamConnection {
         collector: Collector,
         logger: Logger,
         parallel: Int = 64,
-        ackBatch: Int = 1
+        acks: AckPolicy = .coalesced
     ) async throws -> [OpenStream] {
         var opened: [OpenStream?] = Array(repeating: nil, count: sessions.count)
         try await withThrowingTaskGroup(of: (Int, StreamConnection, Task<Void, Never>).self) { group in
@@ -28,7 +28,7 @@ extension StreamConnection {
                         role: role,
                         collector: collector,
                         logger: logger,
-                        ackBatch: ackBatch
+                        acks: acks
                     )
                     return (index, connection, task)
                 }

@@ -13,6 +13,15 @@ final class StreamConnection: Sendable {
     /// socket only stays open.
     enum Role: Sendable { case recipient, sender, idle }
 
+    /// How a recipient acknowledges.
+    enum AckPolicy: String, Sendable, CaseIterable {
+        /// As the wots clients do (`AcknowledgementQueue`): one `ack` frame unanswered at a time, what arrives
+        /// meanwhile going out together when it is answered.
+        case coalesced
+        /// One `ack` frame per message as it arrives, replies not waited for (the wots clients before 2026-11-29).
+        case each
+    }
+
     struct State {
         var outbound: WebSocketOutboundWriter?
         var ready: CheckedContinuation<Void, any Error>?
@@ -20,6 +29,8 @@ final class StreamConnection: Sendable {
         var failure: (any Error)?
         /// Message keys not acknowledged yet, each already in its JSON form `{"id":"…","sender":"…"}`.
         var pendingAcks: [String] = []
+        /// Whether an `ack` frame awaits its reply (`AckPolicy.coalesced`).
+        var isAckUnanswered = false
         /// `send` frames not answered yet.
         var inFlight = 0
         var windowWaiter: CheckedContinuation<Void, Never>?
@@ -28,13 +39,12 @@ final class StreamConnection: Sendable {
     let role: Role
     let collector: Collector
     let state = Mutex(State())
-    /// Messages acknowledged per `ack` frame: 1, as the wots CLI and the web client do, acknowledges each as it arrives.
-    let ackBatch: Int
+    let acks: AckPolicy
 
-    init(role: Role, collector: Collector, ackBatch: Int = 1) {
+    init(role: Role, collector: Collector, acks: AckPolicy = .coalesced) {
         self.role = role
         self.collector = collector
-        self.ackBatch = max(1, ackBatch)
+        self.acks = acks
     }
 
     /// Connects and returns once the relay said `ready`; the connection then lives in `task` until closed.
@@ -44,9 +54,9 @@ final class StreamConnection: Sendable {
         role: Role,
         collector: Collector,
         logger: Logger,
-        ackBatch: Int = 1
+        acks: AckPolicy = .coalesced
     ) async throws -> OpenStream {
-        let connection = StreamConnection(role: role, collector: collector, ackBatch: ackBatch)
+        let connection = StreamConnection(role: role, collector: collector, acks: acks)
         var headers = HTTPFields()
         headers[.authorization] = "Bearer \(session)"
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
@@ -122,7 +132,9 @@ final class StreamConnection: Sendable {
                 $0.refusals[code, default: 0] += 1
             }
             // Every frame gets a reply: on a sender's socket an error answers a `send`, on a recipient's an `ack`.
-            if self.role == .sender { self.releaseWindow() }
+            if self.role == .sender { self.releaseWindow() } else { try await self.ackAnswered() }
+        case "acked":
+            try await self.ackAnswered()
         case "ready":
             let waiter = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
                 state.isReady = true
@@ -146,11 +158,28 @@ final class StreamConnection: Sendable {
         }
         let batch = self.state.withLock { state -> [String]? in
             state.pendingAcks.append("{\"id\":\"\(id)\",\"sender\":\"\(sender)\"}")
-            guard state.pendingAcks.count >= self.ackBatch else { return nil }
-            defer { state.pendingAcks.removeAll(keepingCapacity: true) }
-            return state.pendingAcks
+            return self.acks == .each || !state.isAckUnanswered ? self.takeAcks(&state) : nil
         }
         if let batch { try await self.writeAck(batch) }
+    }
+
+    /// The relay answered an `ack` frame: under `coalesced`, what arrived meanwhile goes now.
+    private func ackAnswered() async throws {
+        guard self.acks == .coalesced else { return }
+        let batch = self.state.withLock { state -> [String]? in
+            state.isAckUnanswered = false
+            return state.pendingAcks.isEmpty ? nil : self.takeAcks(&state)
+        }
+        if let batch { try await self.writeAck(batch) }
+    }
+
+    /// The keys for the next `ack` frame, at most the relay's 1,000.
+    private func takeAcks(_ state: inout State) -> [String] {
+        let count = min(state.pendingAcks.count, 1000)
+        let batch = Array(state.pendingAcks.prefix(count))
+        state.pendingAcks.removeFirst(count)
+        state.isAckUnanswered = true
+        return batch
     }
 
     private func releaseWindow() {
@@ -166,6 +195,7 @@ final class StreamConnection: Sendable {
 
     /// Acknowledges by (sender, id); the relay's `acked` reply is not waited for.
     private func writeAck(_ keys: [String]) async throws {
+        self.collector.state.withLock { $0.ackFrames += 1 }
         let list = keys.joined(separator: ",")
         try await self.outbound?.writeTextMessage("{\"messages\":[\(list)],\"type\":\"ack\"}")
     }
