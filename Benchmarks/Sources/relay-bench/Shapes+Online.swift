@@ -70,7 +70,7 @@ extension Shapes {
             $0.latency.reset()
             $0.sentAt.reserveCapacity(expected)
         }
-        let base = collector.state.withLock { ($0.delivered, $0.accepted, $0.ackFrames) }
+        let base = collector.state.withLock { ($0.delivered, $0.accepted, $0.refused) }
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let late = try await Self.sendOnSchedule(
@@ -81,7 +81,12 @@ extension Shapes {
             collector: collector
         )
         let sendElapsed = Double(now() - start) / 1e9
-        let complete = try await waitUntil(seconds: 10) { collector.delivered - base.0 >= expected }
+        // The senders' replies too: one that came during the next shape would count there.
+        let complete = try await waitUntil(seconds: 10) {
+            collector.state.withLock {
+                $0.delivered - base.0 >= expected && $0.accepted - base.1 + $0.refused - base.2 >= expected
+            }
+        }
         let (delivered, histogram, refusals) = collector.state.withLock {
             ($0.delivered - base.0, $0.latency, $0.refusals)
         }
