@@ -54,7 +54,7 @@ final class MailboxPipeline: Sendable {
         self.database = database
         self.acknowledgementWait = database.configuration.acknowledgementWait
         // Made at the database's first mailbox use, before anything it writes: the key scan may start at once.
-        if self.state.withLock({ $0.keys.startsScan(at: .now) }) { self.scanKeys() }
+        if self.state.withLock({ $0.keys.startsScan(at: .now) }) { self.scanKeys(in: database) }
     }
 
     /// Stages an append checked against what is written already (`heldReceipt` found nothing).
@@ -172,23 +172,25 @@ final class MailboxPipeline: Sendable {
     private func commitInBackground() {
         // On a thread of its own, not in the task pool: under load the pool's threads are busy with sockets, and
         // every hop of a transaction through them (start, the writer's answer, the answers to its callers) would wait
-        // behind that work while nothing else can commit.
-        self.writer.async { self.commitWhileStaged() }
+        // behind that work while nothing else can commit. The loop holds the database (the pipeline does not: the
+        // database holds it), so what was staged is committed even if every other holder let the database go.
+        let database = self.database
+        self.writer.async { self.commitWhileStaged(in: database) }
     }
 
-    private func commitWhileStaged() {
+    private func commitWhileStaged(in database: SQLiteDatabase) {
         while true {
             let (pause, startsScan) = self.state.withLock { state in
                 let pause = state.wait(delay: self.acknowledgementWait, fullBatch: Self.maximumBatch)
                 state.writerPauses = pause > .zero
                 return (pause, state.keys.startsScan(at: .now))
             }
-            if startsScan { self.scanKeys() }
+            if startsScan { self.scanKeys(in: database) }
             if pause > .zero {
                 _ = self.writerWakeUp.wait(timeout: .now() + pause.seconds)
                 continue
             }
-            let acknowledgementLimit = self.acknowledgementLimit()
+            let acknowledgementLimit = Self.acknowledgementLimit(in: database)
             let taken = self.state.withLock { state -> ([(ItemID, Taken)], Numbering)? in
                 guard !state.queue.isEmpty else {
                     state.isCommitting = false
@@ -207,10 +209,10 @@ final class MailboxPipeline: Sendable {
             // Everything staged was left for its acknowledgement: the pause until the oldest is due comes next.
             if batch.isEmpty { continue }
             let settlements: [State.Settlement]
-            let deadline = self.failAtDeadline(batch)
+            let deadline = self.failAtDeadline(batch, after: database.configuration.operationTimeout)
             defer { deadline.cancel() }
             do {
-                let results = try self.database.writeNow("write \(batch.count) mailbox changes") { db in
+                let results = try database.writeNow("write \(batch.count) mailbox changes") { db in
                     var writer = BatchWriter(
                         db: db,
                         reservedNumbers: Self.reservedNumbers,
@@ -230,8 +232,7 @@ final class MailboxPipeline: Sendable {
     /// Reads every message key in a reader of its own, away from the writer, and gives the pipeline the filter of
     /// them. Straight from the pool: not bound by the operation timeout (a large database takes seconds) and not
     /// counted in the database's health (nothing waits for it; until it ends, every new key is looked for).
-    private func scanKeys() {
-        let database: SQLiteDatabase = self.database
+    private func scanKeys(in database: SQLiteDatabase) {
         let task = Task {
             let started = ContinuousClock.now
             do {
@@ -260,9 +261,9 @@ final class MailboxPipeline: Sendable {
 
     /// Most acknowledged messages the next transaction deletes: few near the free-space reserve, where the write-ahead
     /// log of a big deletion must still fit on the disk; many elsewhere, so a mailbox drains with fewer fsyncs.
-    private func acknowledgementLimit() -> Int {
-        let roomy = self.database.configuration.minimumFreeSpace + Self.roomAboveReserve
-        guard let free = self.database.space.freeBytes(freshBelow: roomy), free >= roomy else {
+    private static func acknowledgementLimit(in database: SQLiteDatabase) -> Int {
+        let roomy = database.configuration.minimumFreeSpace + Self.roomAboveReserve
+        guard let free = database.space.freeBytes(freshBelow: roomy), free >= roomy else {
             return SQLiteMailboxRepository.acknowledgementsPerTransaction
         }
         return Self.maximumAcknowledgedWithRoom
@@ -288,8 +289,7 @@ final class MailboxPipeline: Sendable {
     /// timeout, so callers are never held by a database that stopped answering; a transaction that commits later
     /// finds them answered already, and since a failure makes every counter be read from the database again, what
     /// it wrote is counted.
-    private func failAtDeadline(_ batch: [(ItemID, Taken)]) -> DispatchWorkItem {
-        let timeout = self.database.configuration.operationTimeout
+    private func failAtDeadline(_ batch: [(ItemID, Taken)], after timeout: Duration) -> DispatchWorkItem {
         let item = DispatchWorkItem { [self] in
             let error = WotsError(
                 .storageUnavailable,
