@@ -193,7 +193,7 @@ final class StreamConnection: Sendable {
 
     private var outbound: WebSocketOutboundWriter? { self.state.withLock { $0.outbound } }
 
-    /// Acknowledges by (sender, id); the relay's `acked` reply is not waited for.
+    /// Acknowledges by (sender, id); under `coalesced` the next frame waits for this one's reply (`ackAnswered`).
     private func writeAck(_ keys: [String]) async throws {
         self.collector.state.withLock { $0.ackFrames += 1 }
         let list = keys.joined(separator: ",")
