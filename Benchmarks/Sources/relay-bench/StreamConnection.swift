@@ -173,9 +173,9 @@ final class StreamConnection: Sendable {
         if let batch { try await self.writeAck(batch) }
     }
 
-    /// The keys for the next `ack` frame, at most the relay's 1,000.
+    /// The keys for the next `ack` frame, at most as many as the relay takes in one.
     private func takeAcks(_ state: inout State) -> [String] {
-        let count = min(state.pendingAcks.count, 1000)
+        let count = min(state.pendingAcks.count, AcknowledgeRequest.maximumCount)
         let batch = Array(state.pendingAcks.prefix(count))
         state.pendingAcks.removeFirst(count)
         state.isAckUnanswered = true
