@@ -13,6 +13,8 @@ import WotsStorage
 ///
 /// Messages wait in an inbox, answered by a task that runs only while there are some and ends when the inbox is
 /// empty; an idle socket holds no task. Reading pauses while `RelayConfiguration.streamMessagesWaiting` messages wait.
+/// Messages read before the socket ended are still answered once it has a session: their sends and acknowledgements
+/// take effect, and their replies go nowhere.
 final class StreamConnection: Sendable {
     private struct OpenStream: Sendable {
         let token: Token
@@ -27,8 +29,9 @@ final class StreamConnection: Sendable {
         /// is awaited.
         case authenticating
         case open(OpenStream)
-        /// The socket closed, or its authentication failed: nothing more is answered.
-        case ended
+        /// The socket closed, or its authentication failed: nothing more is read or delivered. With the session it
+        /// had, the messages read before are still answered; without one, they are dropped.
+        case ended(OpenStream?)
     }
 
     private struct State: Sendable {
@@ -119,13 +122,12 @@ final class StreamConnection: Sendable {
         return keepsReading
     }
 
-    /// The socket closed: delivery stops and the socket leaves the hub.
+    /// The socket closed: delivery stops and the socket leaves the hub. A session still being opened ends as it opens.
     func ended() {
         let phase = self.state.withLock { state -> Phase in
             defer {
-                state.phase = .ended
-                state.inbox.removeAll()
-                state.inboxStart = 0
+                if case .open(let stream) = state.phase { state.phase = .ended(stream) }
+                if case .authenticating = state.phase { state.phase = .ended(nil) }
                 state.watchdog?.cancel()
                 state.watchdog = nil
             }
@@ -139,9 +141,17 @@ final class StreamConnection: Sendable {
         while let (message, phase) = self.takeNext() {
             switch phase {
             case .authenticating: await self.authenticate(byFrame: message)
-            case .open(let stream): await self.answer(message, on: stream)
-            case .ended: return
+            case .open(let stream), .ended(let stream?): await self.answer(message, on: stream)
+            case .ended(nil): return self.dropWaiting()
             }
+        }
+    }
+
+    /// Without a session nothing waiting can be answered.
+    private func dropWaiting() {
+        self.state.withLock { state in
+            state.inbox.removeAll()
+            state.inboxStart = 0
         }
     }
 
@@ -197,7 +207,7 @@ final class StreamConnection: Sendable {
     /// Ends a stream whose authentication failed: an `error` frame saying why, then a 1008 close.
     private func refuse(_ error: any Error, ref: String?) async {
         let refusal = StreamSession.refusal(for: error)
-        self.state.withLock { $0.phase = .ended }
+        self.state.withLock { $0.phase = .ended(nil) }
         try? await self.writer.send(.error(ref: ref, id: nil, code: refusal.code, message: refusal.message))
         try? await self.writer.close(.policyViolation, reason: "authentication required")
     }
@@ -208,13 +218,13 @@ final class StreamConnection: Sendable {
             groups = try StreamSession.wantsGroups(URI(self.head.path ?? "/")) ? try self.session.groupMailboxes() : nil
         } catch {
             let refusal = Refusal(error)
-            self.state.withLock { $0.phase = .ended }
+            self.state.withLock { $0.phase = .ended(nil) }
             try? await self.writer.send(.error(ref: ref, id: nil, code: refusal.code, message: refusal.message))
             try? await self.writer.close(.policyViolation, reason: refusal.code.name)
             return
         }
         guard (try? await self.writer.send(.ready(ref: ref, token: grant.token))) != nil else {
-            self.state.withLock { $0.phase = .ended }
+            self.state.withLock { $0.phase = .ended(nil) }
             return
         }
         self.session.metrics.openConnections.increment()
@@ -229,16 +239,19 @@ final class StreamConnection: Sendable {
         )
         courier.opened()
         let hasEnded = self.state.withLock { state -> Bool in
-            if case .ended = state.phase { return true }
-            state.phase = .open(stream)
-            return false
+            guard case .ended = state.phase else {
+                state.phase = .open(stream)
+                return false
+            }
+            state.phase = .ended(stream)
+            return true
         }
         if hasEnded { await self.close(stream) }
     }
 
     private func close(_ stream: OpenStream) async {
+        stream.directoryFeed.end()
         await stream.courier.stop()
-        stream.directoryFeed.stop()
         stream.unregister()
         self.session.metrics.openConnections.decrement()
         self.logger.debug("stream closed")
