@@ -110,14 +110,12 @@ final class StreamConnection: Sendable {
     private func handle(_ text: String) async throws {
         switch FrameScan.type(of: text) {
         case "message":
-            guard let id = FrameScan.id(in: text).map(String.init), let sender = FrameScan.sender(in: text) else {
-                return
-            }
-            try await self.received(id: id, sender: String(sender))
+            guard let id = FrameScan.id(in: text), let sender = FrameScan.sender(in: text) else { return }
+            try await self.received(id: id, sender: sender)
         case "group_message":
             // The key is inside the binary body: its header names the sender and the message id.
             guard let body = FrameScan.value(of: "\"body\":\"", in: text, last: false),
-                let bytes = Data(base64Encoded: String(body)),
+                let bytes = Data(base64Encoded: body),
                 let envelope = try? GroupEnvelope(serialized: Array(bytes))
             else { return }
             let key = envelope.header.messageKey
@@ -126,7 +124,7 @@ final class StreamConnection: Sendable {
             self.collector.state.withLock { $0.accepted += 1 }
             self.releaseWindow()
         case "error":
-            let code = FrameScan.value(of: "\"code\":\"", in: text, last: false).map(String.init) ?? "?"
+            let code = FrameScan.value(of: "\"code\":\"", in: text, last: false) ?? "?"
             self.collector.state.withLock {
                 $0.refused += 1
                 $0.refusals[code, default: 0] += 1
