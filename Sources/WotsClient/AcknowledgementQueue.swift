@@ -5,8 +5,10 @@ import WotsCore
 /// message at once; a busy one acknowledges what it handled during one round trip in one frame, so the relay has
 /// fewer frames to read and answer and fewer acknowledgements to write.
 ///
-/// A key is only ever added after its message was handled, so batching never acknowledges anything early; keys still
-/// waiting when the stream ends were not acknowledged, and the relay sends those messages again.
+/// A key is only ever added after its message was handled, so batching never acknowledges anything early. When the
+/// stream ends, the keys still waiting go in last frames (`remainingFrames`) that nobody waits to see answered; the
+/// relay still acts on frames read before the socket closed. A key that never reached it comes again with its
+/// message on the next connection.
 struct AcknowledgementQueue: Sendable {
     /// One `ack` frame to send.
     struct Frame: Sendable, Hashable {
@@ -41,6 +43,18 @@ struct AcknowledgementQueue: Sendable {
         guard let frame = self.unanswered, frame.ref == ref else { return }
         self.unanswered = nil
         self.waiting.insert(contentsOf: frame.keys, at: 0)
+    }
+
+    /// The stream is ending: every waiting key, in frames of at most `AcknowledgeRequest.maximumCount`, sent without
+    /// waiting for the unanswered frame's reply (or their own).
+    mutating func remainingFrames() -> [Frame] {
+        var frames: [Frame] = []
+        self.unanswered = nil
+        while let frame = self.takeNext() {
+            frames.append(frame)
+            self.unanswered = nil
+        }
+        return frames
     }
 
     /// The next frame when none is unanswered: the waiting keys, at most `AcknowledgeRequest.maximumCount`.

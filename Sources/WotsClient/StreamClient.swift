@@ -162,66 +162,105 @@ public struct StreamClient: Sendable {
             var acknowledgements = AcknowledgementQueue()
             func send(_ acknowledgement: AcknowledgementQueue.Frame?) async throws {
                 guard let acknowledgement else { return }
-                try await send(ClientFrame(.ack(acknowledgement.keys), ref: acknowledgement.ref))
+                do {
+                    try await send(ClientFrame(.ack(acknowledgement.keys), ref: acknowledgement.ref))
+                } catch {
+                    // Not written (the stream is ending): its keys wait for the last frames.
+                    acknowledgements.refused(acknowledgement.ref)
+                    throw error
+                }
             }
             func acknowledge(_ key: MessageKey) async throws { try await send(acknowledgements.add(key)) }
-            for try await message in inbound.messages(maxSize: maximumFrameSize) {
-                guard case .text(let text) = message else { continue }
-                let frame: RelayFrame
-                do {
-                    frame = try decoder.decode(RelayFrame.self, from: Data(text.utf8))
-                } catch {
-                    throw WotsError(.invalidResponse, "the relay sent a stream frame that is not the API: \(error)")
+            func sendRemaining() async {
+                let frames = acknowledgements.remainingFrames().compactMap { frame in
+                    try? encoder.encode(ClientFrame(.ack(frame.keys), ref: frame.ref))
                 }
-                switch frame {
-                case .ready:
-                    connected.set()
-                    link?.attach(outbound)
-                    status(.connected)
-                case .message(let delivered):
-                    if try await handle(delivered) { try await acknowledge(delivered.envelope.header.messageKey) }
-                case .acked(let ref?, _):
-                    try await send(acknowledgements.answered(ref))
-                case .error(let ref?, _, let code, let text) where acknowledgements.isUnanswered(ref):
-                    // Nothing was deleted (schema/stream.md, rule 4): acknowledge again after a pause, with what was
-                    // handled meanwhile.
-                    acknowledgements.refused(ref)
-                    self.logger.notice(
-                        "an acknowledgement was refused; sending it again",
-                        metadata: ["code": "\(code)", "reason": "\(RelayClient.printable(text))"]
-                    )
-                    try await Task.sleep(for: Self.acknowledgementRetryPause)
-                    try await send(acknowledgements.takeNext())
-                case .error(_, _, let code, let text):
-                    if code == .accountSuspended {
-                        throw WotsError(
-                            .accountSuspended,
-                            "the relay closed the stream: \(RelayClient.printable(text))"
-                        )
+                await Self.sendLast(frames.map { String(decoding: $0, as: UTF8.self) }, on: outbound)
+            }
+            func receive() async throws {
+                for try await message in inbound.messages(maxSize: maximumFrameSize) {
+                    guard case .text(let text) = message else { continue }
+                    let frame: RelayFrame
+                    do {
+                        frame = try decoder.decode(RelayFrame.self, from: Data(text.utf8))
+                    } catch {
+                        throw WotsError(.invalidResponse, "the relay sent a stream frame that is not the API: \(error)")
                     }
-                    if code == .unauthenticated || code == .invalidSession {
-                        await relay.invalidateSession()
-                        if !connected.isSet {
+                    switch frame {
+                    case .ready:
+                        connected.set()
+                        link?.attach(outbound)
+                        status(.connected)
+                    case .message(let delivered):
+                        if try await handle(delivered) { try await acknowledge(delivered.envelope.header.messageKey) }
+                    case .acked(let ref?, _):
+                        try await send(acknowledgements.answered(ref))
+                    case .error(let ref?, _, let code, let text) where acknowledgements.isUnanswered(ref):
+                        // Nothing was deleted (schema/stream.md, rule 4): acknowledge again after a pause, with what was
+                        // handled meanwhile.
+                        acknowledgements.refused(ref)
+                        self.logger.notice(
+                            "an acknowledgement was refused; sending it again",
+                            metadata: ["code": "\(code)", "reason": "\(RelayClient.printable(text))"]
+                        )
+                        try await Task.sleep(for: Self.acknowledgementRetryPause)
+                        try await send(acknowledgements.takeNext())
+                    case .error(_, _, let code, let text):
+                        if code == .accountSuspended {
                             throw WotsError(
-                                .streamFailed,
-                                "the relay refused the stream session: \(RelayClient.printable(text))"
+                                .accountSuspended,
+                                "the relay closed the stream: \(RelayClient.printable(text))"
                             )
                         }
+                        if code == .unauthenticated || code == .invalidSession {
+                            await relay.invalidateSession()
+                            if !connected.isSet {
+                                throw WotsError(
+                                    .streamFailed,
+                                    "the relay refused the stream session: \(RelayClient.printable(text))"
+                                )
+                            }
+                        }
+                        throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
+                    case .groupMessage(let delivered):
+                        if let handleGroup, try await handleGroup(delivered) {
+                            try await acknowledge(delivered.body.header.messageKey)
+                        }
+                    case .ephemeralMessage(let receivedAt, let envelope):
+                        await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
+                    case .ephemeralGroupMessage(let receivedAt, let body, let slot):
+                        await ephemeralGroup(
+                            DeliveredGroupMessage(seq: 0, receivedAt: receivedAt, body: body, slot: slot)
+                        )
+                    case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
+                        continue
                     }
-                    throw WotsError(.streamFailed, "the relay reported \(code): \(RelayClient.printable(text))")
-                case .groupMessage(let delivered):
-                    if let handleGroup, try await handleGroup(delivered) {
-                        try await acknowledge(delivered.body.header.messageKey)
-                    }
-                case .ephemeralMessage(let receivedAt, let envelope):
-                    await ephemeral(DeliveredMessage(seq: 0, receivedAt: receivedAt, envelope: envelope))
-                case .ephemeralGroupMessage(let receivedAt, let body, let slot):
-                    await ephemeralGroup(DeliveredGroupMessage(seq: 0, receivedAt: receivedAt, body: body, slot: slot))
-                case .accepted, .acked, .subscribed, .directory, .ephemeralAccepted:
-                    continue
                 }
             }
+            do {
+                try await receive()
+            } catch {
+                await sendRemaining()
+                throw error
+            }
+            await sendRemaining()
         }
+    }
+
+    /// Writes the last `ack` frames of a stream that is ending, from a task of its own: stopping a listener cancels
+    /// the stream's task, and a cancelled task's writes fail. Gives up after a second (a socket that takes nothing).
+    private static func sendLast(_ frames: [String], on outbound: WebSocketOutboundWriter) async {
+        guard !frames.isEmpty else { return }
+        await Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for frame in frames { try? await outbound.write(.text(frame)) }
+                }
+                group.addTask { try? await Task.sleep(for: .seconds(1)) }
+                await group.next()
+                group.cancelAll()
+            }
+        }.value
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import Testing
 import WotsCore
@@ -84,6 +85,19 @@ import WotsTesting
         #expect(queue.waiting == [keys[1]])
     }
 
+    @Test func aStreamThatEndsSendsEveryWaitingKeyWithoutWaitingForTheUnansweredFrame() throws {
+        var queue = AcknowledgementQueue()
+        let keys = Self.keys(AcknowledgeRequest.maximumCount + 2)
+        let unanswered = try Self.sent(queue.add(keys[0]))
+        for key in keys.dropFirst() { #expect(queue.add(key) == nil) }
+
+        let last = queue.remainingFrames()
+        #expect(last.map(\.keys.count) == [AcknowledgeRequest.maximumCount, 1])
+        #expect(last.flatMap(\.keys) == Array(keys.dropFirst()))
+        #expect(Set(last.map(\.ref)).count == 2 && !last.contains { $0.ref == unanswered.ref })
+        #expect(queue.remainingFrames().isEmpty)
+    }
+
     private static func sent(_ frame: AcknowledgementQueue.Frame?) throws -> AcknowledgementQueue.Frame {
         try #require(frame, "a frame is due")
     }
@@ -115,6 +129,50 @@ import WotsTesting
             }
             #expect(try await mailboxes.depth(of: TestIdentities.bob.token) == 0)
             #expect(shown.withLock { $0 } == (0..<count).map { "message \($0)" })
+        }
+    }
+
+    @Test func messagesHandledBeforeAListenerStopsAreAcknowledgedAsItStops() async throws {
+        try await LiveRelay.run { relay in
+            let alice = try await relay.account(TestIdentities.alice)
+            let bob = try await relay.account(TestIdentities.bob)
+            let (count, handledBeforeStopping) = (60, 30)
+            for index in 0..<count { _ = try await alice.send("message \(index)", to: TestIdentities.bob.nickname) }
+
+            let handled = Mutex(0)
+            let (stopping, stop) = AsyncStream.makeStream(of: Void.self)
+            let stream = StreamClient(relay: bob.relay, logger: Logger(label: "wots.test"))
+            _ = try await bob.unlock()
+            let listening = Task {
+                defer { stop.finish() }
+                try await stream.run(status: { _ in }) { _ in
+                    let number = handled.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    if number == handledBeforeStopping { stop.yield() }
+                    return number <= handledBeforeStopping
+                }
+            }
+            for await _ in stopping { break }
+            listening.cancel()
+            if case .failure(let error) = await listening.result, !(error is CancellationError) {
+                Issue.record("the listener failed: \(error)")
+            }
+            #expect(handled.withLock { $0 } >= handledBeforeStopping)
+
+            // Frames read before the socket closed are answered after it, by nothing the test can wait on.
+            let mailboxes = relay.relay.storage.mailboxes
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await mailboxes.depth(of: TestIdentities.bob.token) > count - handledBeforeStopping,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(
+                try await mailboxes.depth(of: TestIdentities.bob.token) == count - handledBeforeStopping,
+                "every message handled is acknowledged, and none other"
+            )
         }
     }
 }

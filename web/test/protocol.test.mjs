@@ -97,6 +97,29 @@ describe('StreamClient (schema/stream.md)', () => {
         stream.stop();
     });
 
+    test('stopping sends the keys still waiting in a last ack frame, before the close frame', async () => {
+        const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
+        stream.start();
+        await settle();
+        const socket = FakeSocket.last;
+        socket.relay({ type: 'ready', ref: 'auth' });
+        const keys = ['a', 'b', 'c'].map((id) => ({ sender: 's', id }));
+        const waiting = keys.map((key) => stream.acknowledgeSoon(key));
+        let sentBeforeClose = null;
+        const close = socket.close.bind(socket);
+        socket.close = (code) => {
+            sentBeforeClose = socket.sent.length;
+            close(code);
+        };
+        stream.stop();
+        const acks = socket.sent.filter((frame) => frame.type === 'ack');
+        assert.deepEqual(acks.map((frame) => frame.messages), [[keys[0]], [keys[1], keys[2]]],
+            'the unanswered frame is not waited for');
+        assert.equal(sentBeforeClose, socket.sent.length, 'the last frame goes before the close frame');
+        assert.notEqual(acks[0].ref, acks[1].ref);
+        for (const promise of waiting) await assert.rejects(promise, (error) => error.code === 'relay_unreachable');
+    });
+
     test('an ephemeral send says so; a closed socket fails what waits and reconnects', async () => {
         const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
         stream.start();

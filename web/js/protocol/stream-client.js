@@ -53,6 +53,7 @@ export class StreamClient {
 
     stop() {
         this.stopped = true;
+        this.sendLastAcks();
         this.socket?.close(1000);
         this.socket = null;
         this.failPending(new RelayError('relay_unreachable', 'the stream was closed'));
@@ -107,7 +108,7 @@ export class StreamClient {
      * keys given while one is unanswered go out together, in one frame, when it is answered. A quiet stream thus
      * acknowledges each message at once and a busy one in batches. Resolves with the `acked` reply of the frame that
      * carried the key; rejects when that frame was refused or the stream closed first (the relay then sends the
-     * message again on the next connection).
+     * message again on the next connection, unless `stop` sent the key in its last frame and the relay acted on it).
      * @param {{sender: string, id: string}} key
      */
     acknowledgeSoon(key) {
@@ -130,6 +131,19 @@ export class StreamClient {
             this.ackUnanswered = null;
             this.sendWaitingAcks();
         });
+    }
+
+    /**
+     * The stream is stopping: the keys still waiting go in last `ack` frames, before the close frame, whatever frame
+     * is unanswered; nobody waits for their replies. The relay acts on frames it read before the socket closed.
+     */
+    sendLastAcks() {
+        if (!this.isReady) return;
+        const keys = this.acksWaiting.map(({ key }) => key);
+        for (let start = 0; start < keys.length; start += StreamClient.maximumAckKeys) {
+            const messages = keys.slice(start, start + StreamClient.maximumAckKeys);
+            this.socket.send(JSON.stringify({ type: 'ack', messages, ref: String(this.nextRef++) }));
+        }
     }
 
     async connect() {
