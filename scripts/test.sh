@@ -100,8 +100,9 @@ python3 scripts/check_deb.py .build/deb/wots_*.deb --hide .build
 step "process faults: PostgreSQL connections lost under load, SQLite on a full disk"
 bash scripts/process-faults.sh "$(swift build --show-bin-path)"
 
-step "web client: lint and Node tests"
-bash web/tools/test.sh
+step "web client: lint (the pinned ESLint, installed when missing) and Node tests"
+command -v eslint >/dev/null 2>&1 || bash web/tools/install-lint.sh
+WOTS_REQUIRE_ESLINT=1 bash web/tools/test.sh
 
 step "web client in Chromium: two browser profiles, the wots CLI and a real relay (Selenium; screenshots in .build/web-screenshots)"
 bash web/tools/install-selenium.sh

@@ -1,7 +1,8 @@
 /**
  * Message ids: version 7 UUIDs (RFC 9562), carried as their 16 raw bytes in RFC 4122 order. The first 48 bits are the
  * Unix time in milliseconds, the rest (but the version and variant) random: the relay keeps messages by (sender, id),
- * and ids that grow with time land where the sender's last one did. The time is the header's `sentAt`, in clear already.
+ * and ids that grow with time land where the sender's last one did. The time is the header's `sentAt`, in clear
+ * already.
  */
 
 import { fromHex, randomBytes, toHex } from './bytes.js';
