@@ -41,6 +41,16 @@ const fakeRelay = (session = 'session-1') => ({ baseURL: 'http://127.0.0.1:8080'
     invalidateSession() { this.invalidated = true; } });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** A started stream whose socket the relay answered with `ready`. */
+async function readyStream() {
+    const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
+    stream.start();
+    await settle();
+    const socket = FakeSocket.last;
+    socket.relay({ type: 'ready', ref: 'auth' });
+    return { stream, socket };
+}
+
 describe('StreamClient (schema/stream.md)', () => {
     test('logs in with an auth frame, then matches each reply to its request by ref', async () => {
         const messages = [];
@@ -71,11 +81,7 @@ describe('StreamClient (schema/stream.md)', () => {
     });
 
     test('acknowledgeSoon keeps one ack frame unanswered; what comes meanwhile goes together in the next', async () => {
-        const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
-        stream.start();
-        await settle();
-        const socket = FakeSocket.last;
-        socket.relay({ type: 'ready', ref: 'auth' });
+        const { stream, socket } = await readyStream();
         const keys = ['a', 'b', 'c'].map((id) => ({ sender: 's', id }));
         const first = stream.acknowledgeSoon(keys[0]);
         const later = [stream.acknowledgeSoon(keys[1]), stream.acknowledgeSoon(keys[2])];
@@ -98,11 +104,7 @@ describe('StreamClient (schema/stream.md)', () => {
     });
 
     test('stopping sends the keys still waiting in a last ack frame, before the close frame', async () => {
-        const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
-        stream.start();
-        await settle();
-        const socket = FakeSocket.last;
-        socket.relay({ type: 'ready', ref: 'auth' });
+        const { stream, socket } = await readyStream();
         const keys = ['a', 'b', 'c'].map((id) => ({ sender: 's', id }));
         const waiting = keys.map((key) => stream.acknowledgeSoon(key));
         let sentBeforeClose = null;
@@ -121,11 +123,7 @@ describe('StreamClient (schema/stream.md)', () => {
     });
 
     test('an ephemeral send says so; a closed socket fails what waits and reconnects', async () => {
-        const stream = new StreamClient({ relay: fakeRelay(), onMessage: () => {}, WebSocket: FakeSocket });
-        stream.start();
-        await settle();
-        const socket = FakeSocket.last;
-        socket.relay({ type: 'ready', ref: 'auth' });
+        const { stream, socket } = await readyStream();
         const pending = stream.send({ id: 'b' }, { ephemeral: true });
         assert.equal(socket.sent.at(-1).ephemeral, true);
         socket.close(1011);
