@@ -79,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "WotsTesting",
-            dependencies: ["WotsCore", "WotsCrypto"],
+            dependencies: ["WotsCore", "WotsCrypto", "WotsStorage"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -132,6 +132,30 @@ import WotsTesting
         }
     }
 
+    @Test func anAcknowledgementTheRelayRefusedIsSentAgainAfterAPause() async throws {
+        var storage = RelayStorage.inMemory()
+        let refusing = RefusingAcknowledgements(base: storage.mailboxes, refusals: 1)
+        storage.mailboxes = refusing
+        try await LiveRelay.run(storage: storage) { relay in
+            let alice = try await relay.account(TestIdentities.alice)
+            let bob = try await relay.account(TestIdentities.bob)
+            let count = 3
+            for index in 0..<count { _ = try await alice.send("message \(index)", to: TestIdentities.bob.nickname) }
+
+            // A stream without group slots: the refusing mailboxes hold none.
+            _ = try await bob.unlock()
+            let stream = StreamClient(relay: bob.relay, logger: Logger(label: "wots.test"))
+            let listening = Task { try await stream.run(status: { _ in }) { _ in true } }
+            defer { listening.cancel() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await refusing.depth(of: TestIdentities.bob.token) > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await refusing.depth(of: TestIdentities.bob.token) == 0, "the refused keys were not sent again")
+            #expect(refusing.refusalCount == 1)
+        }
+    }
+
     @Test func messagesHandledBeforeAListenerStopsAreAcknowledgedAsItStops() async throws {
         try await LiveRelay.run { relay in
             let alice = try await relay.account(TestIdentities.alice)

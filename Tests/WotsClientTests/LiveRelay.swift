@@ -27,9 +27,11 @@ struct LiveRelay: Sendable {
     /// - Parameter clock: the relay's clock (its calendar time starts now and moves as far as the clock does);
     ///   default real time.
     /// - Parameter sessionLifetime: how long a login lasts; default the relay's (an hour).
+    /// - Parameter storage: default in-memory.
     static func run(
         clock: ManualClock? = nil,
         sessionLifetime: Duration? = nil,
+        storage: RelayStorage = .inMemory(),
         _ body: @Sendable (LiveRelay) async throws -> Void
     ) async throws {
         var configuration = RelayConfiguration()
@@ -41,7 +43,7 @@ struct LiveRelay: Sendable {
         logger.logLevel = .warning
         let relay = try await Relay(
             configuration: configuration,
-            storage: .inMemory(),
+            storage: storage,
             clock: clock.map { RelayClock($0) } ?? .continuous,
             logger: logger
         )

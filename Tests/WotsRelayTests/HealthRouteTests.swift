@@ -90,9 +90,9 @@ final class ProbeCount: Sendable {
 }
 
 /// In-memory mailboxes whose appends fail like a lost database while `failing` is on.
-final class FailingMailboxes: MailboxRepository {
+final class FailingMailboxes: ForwardingMailboxRepository {
     let failing = FailingSwitch()
-    private let base = InMemoryMailboxRepository()
+    let base: any MailboxRepository = InMemoryMailboxRepository()
 
     private func check() throws {
         if self.failing.isOn { throw WotsError(.storageUnavailable, "the test's database is down") }
@@ -120,37 +120,5 @@ final class FailingMailboxes: MailboxRepository {
             mailboxCapacity: mailboxCapacity,
             mailboxQuota: mailboxQuota
         )
-    }
-
-    func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
-        -> [MailboxMessage]
-    {
-        try await self.base.messages(for: recipient, after: sequence, limit: limit, at: now)
-    }
-
-    func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
-        try await self.base.acknowledge(keys, for: recipient, at: now)
-    }
-
-    func depth(of recipient: Token) async throws -> Int { try await self.base.depth(of: recipient) }
-    func statistics() async throws -> MailboxStatistics { try await self.base.statistics() }
-    func deleteMailbox(of recipient: Token) async throws { try await self.base.deleteMailbox(of: recipient) }
-    func expire(receivedBefore cutoff: Date, at now: Date, limit: Int) async throws -> Int {
-        try await self.base.expire(receivedBefore: cutoff, at: now, limit: limit)
-    }
-    func deleteExpired(at now: Date, limit: Int) async throws -> Int {
-        try await self.base.deleteExpired(at: now, limit: limit)
-    }
-    func expiryNotices(for sender: Token, limit: Int) async throws -> [ExpiryNotice] {
-        try await self.base.expiryNotices(for: sender, limit: limit)
-    }
-    func clearExpiryNotices(_ messageIDs: [UUID], for sender: Token) async throws -> [UUID] {
-        try await self.base.clearExpiryNotices(messageIDs, for: sender)
-    }
-    func forgetExpiryNotices(before cutoff: Date) async throws -> Int {
-        try await self.base.forgetExpiryNotices(before: cutoff)
-    }
-    func forgetAcknowledgements(before cutoff: Date) async throws -> Int {
-        try await self.base.forgetAcknowledgements(before: cutoff)
     }
 }
