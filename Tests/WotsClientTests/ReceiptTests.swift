@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 import WotsCore
+import WotsRelay
+import WotsStorage
 import WotsTesting
 
 @testable import WotsClient
@@ -74,6 +76,15 @@ import WotsTesting
             async let waited = alice.waitForDelivery(of: sent.id, timeout: .seconds(20))
             _ = try await bob.inbox(keep: false, readReceipts: false, show: { _ in })
             #expect(try await waited == .delivered)
+
+            // The receipt is acknowledged as the wait ends (at the latest in the stream's last `ack` frame), so it
+            // does not come again. The relay answers that frame after the socket closed: nothing to wait on but it.
+            let mailboxes = relay.relay.storage.mailboxes
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await mailboxes.depth(of: aliceUser.token) > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await mailboxes.depth(of: aliceUser.token) == 0, "the receipt stayed in alice's mailbox")
         }
     }
 
