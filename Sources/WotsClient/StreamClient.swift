@@ -155,9 +155,10 @@ public struct StreamClient: Sendable {
             _ in
             let encoder = WireCoding.makeEncoder()
             let decoder = WireCoding.makeDecoder()
-            func send(_ frame: ClientFrame) async throws {
-                try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
+            func text(_ frame: ClientFrame) throws -> String {
+                String(decoding: try encoder.encode(frame), as: UTF8.self)
             }
+            func send(_ frame: ClientFrame) async throws { try await outbound.write(.text(try text(frame))) }
             try await send(ClientFrame(.auth(session: session), ref: "auth"))
             var acknowledgements = AcknowledgementQueue()
             func send(_ acknowledgement: AcknowledgementQueue.Frame?) async throws {
@@ -173,9 +174,9 @@ public struct StreamClient: Sendable {
             func acknowledge(_ key: MessageKey) async throws { try await send(acknowledgements.add(key)) }
             func sendRemaining() async {
                 let frames = acknowledgements.remainingFrames().compactMap { frame in
-                    try? encoder.encode(ClientFrame(.ack(frame.keys), ref: frame.ref))
+                    try? text(ClientFrame(.ack(frame.keys), ref: frame.ref))
                 }
-                await Self.sendLast(frames.map { String(decoding: $0, as: UTF8.self) }, on: outbound)
+                await Self.sendLast(frames, on: outbound)
             }
             func receive() async throws {
                 for try await message in inbound.messages(maxSize: maximumFrameSize) {
