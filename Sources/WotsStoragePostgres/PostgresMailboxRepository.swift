@@ -110,15 +110,14 @@ public struct PostgresMailboxRepository: MailboxRepository {
         _ appends: [MailboxAppend],
         in database: PostgresDatabase
     ) async throws -> [Result<MailboxReceipt, WotsError>] {
-        let (outcomes, notifications) = try await database.transaction(
+        let (outcomes, notifications) = try await database.pipelinedTransaction(
             "store messages",
             // Two appends of one (sender, id) to different recipients lock different counters and race on the
             // unique key; the loser runs again and then finds the winner's message.
-            retryingOn: ["mailbox_messages_sender_message_id_key"]
-        ) { connection in
-            let rows = try await connection.query(MailboxAppend.query(appends), logger: database.queryLogger)
-                .collect()
-            return try MailboxAppend.outcomes(of: appends, from: rows, nodeID: database.nodeID)
+            retryingOn: ["mailbox_messages_sender_message_id_key"],
+            [MailboxAppend.query(appends)]
+        ) { rows in
+            try MailboxAppend.outcomes(of: appends, from: rows[0], nodeID: database.nodeID)
         }
         // After the commit, never inside it: PostgreSQL commits transactions that issued NOTIFY one at a time, so
         // notifying inside the append would serialise every durable write.
@@ -182,18 +181,12 @@ public struct PostgresMailboxRepository: MailboxRepository {
             }
         }
         guard !wanted.isEmpty else { return requests.map { _ in .success([]) } }
-        let recipients = Set(requests.map(\.recipient)).map { ByteBuffer(bytes: $0.bytes) }
         let now = requests.map(\.now).max() ?? Date()
-        let keys = wanted
-        let deleted = try await database.transaction("acknowledge messages") { connection in
-            _ = try await connection.query(
-                """
-                SELECT recipient FROM mailbox_counters WHERE recipient = ANY(\(recipients)::bytea[])
-                ORDER BY recipient FOR UPDATE
-                """,
-                logger: database.queryLogger
-            ).collect()
-            return try await Self.delete(keys, at: now, on: connection, logger: database.queryLogger)
+        let deleted = try await database.pipelinedTransaction(
+            "acknowledge messages",
+            [Self.deletion(of: wanted, at: now)]
+        ) { rows in
+            try Self.acknowledgedKeys(in: rows[0])
         }
         var reported = Set<AcknowledgedKey>()
         return requests.map { request in
@@ -212,43 +205,16 @@ public struct PostgresMailboxRepository: MailboxRepository {
         var key: MessageKey
     }
 
-    private static func delete(
-        _ wanted: [(recipient: Token, key: MessageKey)],
-        at now: Date,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> Set<AcknowledgedKey> {
+    /// The statement that deletes, remembers and counts the acknowledged messages (`wots_acknowledge`, migration
+    /// 0013), returning the keys it deleted.
+    private static func deletion(of wanted: [(recipient: Token, key: MessageKey)], at now: Date) -> PostgresQuery {
         let recipients = wanted.map { ByteBuffer(bytes: $0.recipient.bytes) }
         let senders = wanted.map { ByteBuffer(bytes: $0.key.sender.bytes) }
         let ids = wanted.map(\.key.id)
-        let rows = try await connection.query(
-            """
-            WITH wanted AS (
-                SELECT DISTINCT recipient, sender, message_id
-                FROM unnest(\(recipients)::bytea[], \(senders)::bytea[], \(ids)::uuid[]) AS w(recipient, sender, message_id)
-            ), deleted AS (
-                DELETE FROM mailbox_messages AS m USING wanted AS w
-                WHERE m.sender = w.sender AND m.message_id = w.message_id AND m.recipient = w.recipient
-                RETURNING m.recipient, m.sender, m.message_id, m.sequence, m.received_at, m.envelope
-            ), remembered AS (
-                INSERT INTO acknowledged_messages
-                    (sender, message_id, recipient, sequence, received_at, tag, acknowledged_at)
-                SELECT sender, message_id, recipient, sequence, received_at, wots_acknowledgement_tag(envelope), \(now)
-                FROM deleted
-                ON CONFLICT (sender, message_id) DO NOTHING
-            ), updated AS (
-                UPDATE mailbox_counters AS c
-                SET depth = c.depth - d.count, bytes = c.bytes - d.bytes
-                FROM (
-                    SELECT recipient, count(*) AS count, sum(octet_length(envelope)) AS bytes
-                    FROM deleted GROUP BY recipient
-                ) AS d
-                WHERE c.recipient = d.recipient
-            )
-            SELECT recipient, sender, message_id FROM deleted
-            """,
-            logger: logger
-        ).collect()
+        return "SELECT * FROM wots_acknowledge(\(recipients), \(senders), \(ids), \(now))"
+    }
+
+    private static func acknowledgedKeys(in rows: [PostgresRow]) throws -> Set<AcknowledgedKey> {
         var deleted = Set<AcknowledgedKey>()
         for row in rows {
             let (recipient, sender, id) = try row.decode((Data, Data, UUID).self)
