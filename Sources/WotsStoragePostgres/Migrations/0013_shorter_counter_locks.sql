@@ -1,4 +1,5 @@
--- Wots PostgreSQL schema, version 13: an acknowledgement holds its recipients' counters only at its end.
+-- Wots PostgreSQL schema, version 13: an acknowledgement holds its recipients' counters only at its end, and a
+-- group of new messages is stored in one statement.
 --
 -- The relay locked the counter rows of an acknowledgement's recipients before it deleted and remembered the
 -- messages, so every append to those recipients (which locks the same rows) waited for that work and the commit.
@@ -11,6 +12,9 @@
 CREATE FUNCTION wots_acknowledge(recipients bytea[], senders bytea[], message_ids uuid[], acknowledged timestamptz)
 RETURNS TABLE (deleted_recipient bytea, deleted_sender bytea, deleted_message_id uuid)
 LANGUAGE plpgsql
+-- Planned for each call's arrays: a plan cached for a session's first calls, when the tables were small, kept
+-- scanning them whole once they had grown.
+SET plan_cache_mode = force_custom_plan
 AS $$
 DECLARE
     gone_recipients bytea[];
@@ -56,12 +60,11 @@ BEGIN
 END;
 $$;
 
--- wots_append_group (version 8) answers as before, and stores a group that needs no decision message by message in
--- one statement: when none of its (sender, message id) pairs is held already or repeated within it, and each
--- message fits its recipient's capacity and quota counting the group's earlier messages, every one is stored, in
--- order. Otherwise it goes message by message as version 8 did. Executing five statements per message while holding
--- the counters made most of an append's time.
-CREATE OR REPLACE FUNCTION wots_append_group(
+-- Stores every envelope of a group whose recipients' counters wots_append_group has locked, in one statement, when
+-- none of its (sender, message id) pairs is held already or repeated within it and each envelope fits its recipient's
+-- capacity and quota counting the group's earlier envelopes; returns wots_append_group's rows ('stored' for each),
+-- or no row at all, storing nothing, when any of that is not so.
+CREATE FUNCTION wots_store_new_group(
     recipients bytea[],
     senders bytea[],
     message_ids uuid[],
@@ -73,21 +76,13 @@ CREATE OR REPLACE FUNCTION wots_append_group(
 )
 RETURNS TABLE (ordinality bigint, outcome text, sequence bigint, received_at timestamptz)
 LANGUAGE plpgsql
+-- As wots_acknowledge: a generic plan made while acknowledged_messages was small looked for the group's keys by
+-- reading the whole table.
+SET plan_cache_mode = force_custom_plan
 AS $$
 DECLARE
-    item record;
-    held record;
-    room record;
-    locked bytea;
-    next_sequence bigint;
     all_fit boolean;
 BEGIN
-    -- One statement per recipient, in a loop, so the lock order does not depend on how a plan orders its rows.
-    FOR locked IN SELECT DISTINCT r FROM unnest(recipients) AS r ORDER BY r LOOP
-        INSERT INTO mailbox_counters AS c (recipient, last_sequence, depth) VALUES (locked, 0, 0)
-        ON CONFLICT (recipient) DO UPDATE SET last_sequence = c.last_sequence;
-    END LOOP;
-
     SELECT NOT EXISTS (
             SELECT 1 FROM unnest(senders, message_ids) AS u(sender, message_id)
             GROUP BY u.sender, u.message_id HAVING count(*) > 1
@@ -137,6 +132,43 @@ BEGIN
             FROM placed AS p WHERE p.expires_at <> 0
         )
         SELECT p.n, 'stored'::text, p.assigned, p.arrived_at FROM placed AS p ORDER BY p.n;
+    END IF;
+END;
+$$;
+
+-- wots_append_group answers as migration 0008's did, and stores a group that needs no decision message by message
+-- through wots_store_new_group, in one statement; otherwise it goes message by message as before. Executing five
+-- statements per message while holding the counters made most of an append's time.
+CREATE OR REPLACE FUNCTION wots_append_group(
+    recipients bytea[],
+    senders bytea[],
+    message_ids uuid[],
+    envelopes bytea[],
+    received_ats timestamptz[],
+    capacities bigint[],
+    quotas bigint[],
+    expires_ats bigint[]
+)
+RETURNS TABLE (ordinality bigint, outcome text, sequence bigint, received_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    item record;
+    held record;
+    room record;
+    locked bytea;
+    next_sequence bigint;
+BEGIN
+    -- One statement per recipient, in a loop, so the lock order does not depend on how a plan orders its rows.
+    FOR locked IN SELECT DISTINCT r FROM unnest(recipients) AS r ORDER BY r LOOP
+        INSERT INTO mailbox_counters AS c (recipient, last_sequence, depth) VALUES (locked, 0, 0)
+        ON CONFLICT (recipient) DO UPDATE SET last_sequence = c.last_sequence;
+    END LOOP;
+
+    RETURN QUERY SELECT * FROM wots_store_new_group(
+        recipients, senders, message_ids, envelopes, received_ats, capacities, quotas, expires_ats
+    );
+    IF FOUND THEN
         RETURN;
     END IF;
 
