@@ -20,7 +20,7 @@ struct MailboxAppend: Sendable {
 }
 
 extension MailboxAppend {
-    /// The statement that appends `appends` in order (`wots_append_group`, migration 0008): one row per append.
+    /// The statement that appends `appends` in order (`wots_append_group`, migration 0013): one row per append.
     static func query(_ appends: [MailboxAppend]) -> PostgresQuery {
         let recipients = appends.map { ByteBuffer(bytes: $0.envelope.header.recipient.bytes) }
         let senders = appends.map { ByteBuffer(bytes: $0.envelope.header.sender.bytes) }

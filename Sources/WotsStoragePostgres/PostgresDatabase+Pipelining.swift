@@ -17,21 +17,12 @@ extension PostgresDatabase {
         reading read: @escaping @Sendable ([[PostgresRow]]) throws -> Result
     ) async throws -> Result {
         try await self.withErrorMapping(operation) {
-            let attempts = 4
-            for attempt in 1...attempts {
-                do {
-                    let rows = try await self.client.withConnection { connection in
-                        try await Self.commit(Self.send(statements, on: connection, logger: self.queryLogger))
-                    }
-                    return try read(rows)
-                } catch {
-                    if attempt < attempts, WotsError.isRetryable(error, constraints: retryConstraints) {
-                        continue
-                    }
-                    throw error
+            try await Self.retrying(constraints: retryConstraints) {
+                let rows = try await self.client.withConnection { connection in
+                    try await Self.commit(Self.send(statements, on: connection, logger: self.queryLogger))
                 }
+                return try read(rows)
             }
-            preconditionFailure("the last attempt returns or throws")
         }
     }
 

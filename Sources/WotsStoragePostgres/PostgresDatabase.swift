@@ -142,22 +142,33 @@ extension PostgresDatabase {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await self.run(operation, uniqueViolations: uniqueViolations, timeout: timeout) {
-            let attempts = 4
-            for attempt in 1...attempts {
-                do {
-                    return try await self.client.withTransaction(logger: self.queryLogger) { connection in
-                        try await body(connection)
-                    }
-                } catch {
-                    let underlying = WotsError.transactionCause(of: error)
-                    if attempt < attempts, WotsError.isRetryable(underlying, constraints: retryConstraints) {
-                        continue
-                    }
-                    throw underlying
+            try await Self.retrying(constraints: retryConstraints) {
+                try await self.client.withTransaction(logger: self.queryLogger) { connection in
+                    try await body(connection)
                 }
             }
-            preconditionFailure("the last attempt returns or throws")
         }
+    }
+
+    /// Runs a transaction up to four times: again after a deadlock, a serialization failure or a unique violation of
+    /// one of `constraints`; any other error, or the fourth, is thrown (the transaction's own cause, not its wrapper).
+    static func retrying<Result: Sendable>(
+        constraints: Set<String>,
+        _ attempt: () async throws -> Result
+    ) async throws -> Result {
+        let attempts = 4
+        for number in 1...attempts {
+            do {
+                return try await attempt()
+            } catch {
+                let underlying = WotsError.transactionCause(of: error)
+                if number < attempts, WotsError.isRetryable(underlying, constraints: constraints) {
+                    continue
+                }
+                throw underlying
+            }
+        }
+        preconditionFailure("the last attempt returns or throws")
     }
 
     /// The one way every operation reaches the database: fail fast during a known outage, bound the wait, map the

@@ -136,10 +136,16 @@ BEGIN
 END;
 $$;
 
--- wots_append_group answers as migration 0008's did, and stores a group that needs no decision message by message
--- through wots_store_new_group, in one statement; otherwise it goes message by message as before. Executing five
--- statements per message while holding the counters made most of an append's time.
-CREATE OR REPLACE FUNCTION wots_append_group(
+-- Migration 0008's message-by-message append, unchanged, under a name of its own: wots_append_group calls it for a
+-- group that wots_store_new_group does not store. It locks the counters again, which its caller already holds.
+ALTER FUNCTION wots_append_group(bytea[], bytea[], uuid[], bytea[], timestamptz[], bigint[], bigint[], bigint[])
+RENAME TO wots_append_one_by_one;
+
+-- wots_append_group answers as migration 0008's did. It locks the counters, then stores a group that needs no
+-- decision message by message through wots_store_new_group, in one statement, and any other group through
+-- wots_append_one_by_one. Executing five statements per message while holding the counters made most of an
+-- append's time.
+CREATE FUNCTION wots_append_group(
     recipients bytea[],
     senders bytea[],
     message_ids uuid[],
@@ -153,11 +159,7 @@ RETURNS TABLE (ordinality bigint, outcome text, sequence bigint, received_at tim
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    item record;
-    held record;
-    room record;
     locked bytea;
-    next_sequence bigint;
 BEGIN
     -- One statement per recipient, in a loop, so the lock order does not depend on how a plan orders its rows.
     FOR locked IN SELECT DISTINCT r FROM unnest(recipients) AS r ORDER BY r LOOP
@@ -168,60 +170,10 @@ BEGIN
     RETURN QUERY SELECT * FROM wots_store_new_group(
         recipients, senders, message_ids, envelopes, received_ats, capacities, quotas, expires_ats
     );
-    IF FOUND THEN
-        RETURN;
-    END IF;
-
-    FOR item IN
-        SELECT * FROM unnest(
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT * FROM wots_append_one_by_one(
             recipients, senders, message_ids, envelopes, received_ats, capacities, quotas, expires_ats
-        ) WITH ORDINALITY AS u(recipient, sender, message_id, envelope, arrived_at, capacity, quota, expires_at, n)
-        ORDER BY u.n
-    LOOP
-        ordinality := item.n;
-        SELECT m.sequence, m.received_at, m.envelope = item.envelope AS same INTO held
-        FROM mailbox_messages AS m
-        WHERE m.sender = item.sender AND m.message_id = item.message_id;
-        IF NOT FOUND THEN
-            SELECT a.sequence, a.received_at, a.tag = wots_acknowledgement_tag(item.envelope) AS same INTO held
-            FROM acknowledged_messages AS a
-            WHERE a.sender = item.sender AND a.message_id = item.message_id;
-        END IF;
-        IF FOUND THEN
-            outcome := CASE WHEN held.same THEN 'duplicate' ELSE 'conflict' END;
-            sequence := CASE WHEN held.same THEN held.sequence END;
-            received_at := CASE WHEN held.same THEN held.received_at END;
-        ELSE
-            SELECT c.depth < item.capacity AS has_room, octet_length(item.envelope) <= item.quota - c.bytes AS fits
-            INTO room
-            FROM mailbox_counters AS c WHERE c.recipient = item.recipient;
-            IF NOT room.has_room THEN
-                outcome := 'full';
-            ELSIF NOT room.fits THEN
-                outcome := 'over_quota';
-            ELSE
-                UPDATE mailbox_counters AS c
-                SET last_sequence = c.last_sequence + 1, depth = c.depth + 1,
-                    bytes = c.bytes + octet_length(item.envelope)
-                WHERE c.recipient = item.recipient
-                RETURNING c.last_sequence INTO next_sequence;
-                outcome := 'stored';
-            END IF;
-            IF outcome = 'stored' THEN
-                INSERT INTO mailbox_messages (recipient, sequence, sender, message_id, received_at, envelope)
-                VALUES (item.recipient, next_sequence, item.sender, item.message_id, item.arrived_at, item.envelope);
-                IF item.expires_at <> 0 THEN
-                    INSERT INTO mailbox_expiries (recipient, sequence, expires_at)
-                    VALUES (item.recipient, next_sequence, 'epoch'::timestamptz + item.expires_at * interval '1 ms');
-                END IF;
-                sequence := next_sequence;
-                received_at := item.arrived_at;
-            ELSE
-                sequence := NULL;
-                received_at := NULL;
-            END IF;
-        END IF;
-        RETURN NEXT;
-    END LOOP;
+        );
+    END IF;
 END;
 $$;
