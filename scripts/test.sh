@@ -34,8 +34,12 @@ step "build (debug, with tests)"
 swift build --build-tests 2>&1 | without_tracing_warning
 
 step "swift tests (in-memory, SQLite, PostgreSQL, relay, client)"
-# Every test is Swift Testing: --disable-xctest drops XCTest's empty "Executed 0 tests" block.
-bash scripts/with-postgres.sh swift test --skip-build --disable-xctest 2>&1 | without_tracing_warning
+# Every test is Swift Testing: --disable-xctest drops XCTest's empty "Executed 0 tests" block. Swift Testing starts
+# every test at once by default, and a test's time limit runs from its start: on a slow 2-core machine the whole
+# suite took 140 s with every test running, so tests limited to one or two minutes failed while they waited for the
+# CPU. Eight at a time takes as long in all and gives each test the cores it is timed on.
+bash scripts/with-postgres.sh swift test --skip-build --disable-xctest --experimental-maximum-parallelization-width 8 \
+    2>&1 | without_tracing_warning
 
 step "fuzz: every decoder of outside input under libFuzzer and ASan, 7 s per target from Fuzz/Corpus (make fuzz)"
 # A throwaway work corpus, so the short run starts from the committed seeds alone and leaves nothing behind.
