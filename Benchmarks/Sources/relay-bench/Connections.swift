@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 
 /// `relay-bench connections`: idle authenticated WebSockets in steps, the relay's RSS per connection, and one
 /// message through at the top.
@@ -18,8 +17,6 @@ struct Connections: AsyncParsableCommand, BenchCommand {
     func run() async throws { try await self.measure() }
 
     func measure() async throws {
-        var logger = Logger(label: "relay-bench")
-        logger.logLevel = .critical
         let api = RelayAPI(base: self.common.url, connections: 16)
         let run = String(UInt32.random(in: 0..<UInt32.max), radix: 36)
         let users = try await api.prepareUsers(count: self.users, role: "i", run: run)
@@ -31,11 +28,10 @@ struct Connections: AsyncParsableCommand, BenchCommand {
             url: api.wsURL,
             sessions: [probes[1].session],
             role: .recipient,
-            collector: collector,
-            logger: logger
+            collector: collector
         )
         try await Task.sleep(for: .seconds(1))
-        try await self.climb(&all, sessions: users.map(\.session), url: api.wsURL, collector: collector, logger: logger)
+        try await self.climb(&all, sessions: users.map(\.session), url: api.wsURL, collector: collector)
         // A message still gets through at the top.
         let start = now()
         let (status, _) = try await api.post("/v1/messages", body: sealed.body, session: probes[0].session)
@@ -55,11 +51,10 @@ struct Connections: AsyncParsableCommand, BenchCommand {
     /// Opens idle connections up to each step in turn, reporting the relay's RSS at each, until a step fails or the
     /// time is up.
     private func climb(
-        _ all: inout [OpenStream],
+        _ all: inout [StreamConnection],
         sessions: [String],
         url: String,
-        collector: Collector,
-        logger: Logger
+        collector: Collector
     ) async throws {
         let label = self.common.label
         let stepList = self.steps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -79,7 +74,6 @@ struct Connections: AsyncParsableCommand, BenchCommand {
                     sessions: (0..<missing).map { sessions[(count + $0) % sessions.count] },
                     role: .idle,
                     collector: collector,
-                    logger: logger,
                     parallel: self.parallel
                 )
                 all.append(contentsOf: more)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import NIOCore
 import WotsCore
 import WotsCrypto
@@ -24,8 +23,6 @@ struct Groups: AsyncParsableCommand, BenchCommand {
     func run() async throws { try await self.measure() }
 
     func measure() async throws {
-        var logger = Logger(label: "relay-bench")
-        logger.logLevel = .warning
         let sizes = try self.sizes.split(separator: ",").map { text -> Int in
             guard let size = Int(text.trimmingCharacters(in: .whitespaces)), (1...256).contains(size) else {
                 throw ValidationError("--sizes takes group sizes from 1 to 256, got \(text)")
@@ -37,7 +34,7 @@ struct Groups: AsyncParsableCommand, BenchCommand {
         let members = try await api.prepareUsers(count: sizes.max() ?? 1, role: "m", run: run)
         let senders = try await api.prepareUsers(count: self.senders, role: "g", run: run)
         say("registered \(members.count) members and \(senders.count) senders")
-        let drain = Drain(url: api.wsURL + "?groups=true", logger: logger)
+        let drain = Drain(url: api.wsURL + "?groups=true")
         try await self.measureDirect(senders: senders, to: members[0], api: api, drain: drain)
         for size in sizes {
             try await self.measureGroup(
@@ -177,22 +174,21 @@ struct Groups: AsyncParsableCommand, BenchCommand {
 /// Connects recipients on `?groups=true` streams, waits until they acknowledged what was expected, disconnects.
 struct Drain {
     let url: String
-    let logger: Logger
 
     /// - Returns: seconds from the first connection until the last expected item arrived.
     func run(_ recipients: [BenchUser], expecting count: Int, timeout: Double) async throws -> Double {
         let collector = Collector()
+        collector.expectDelivered(count)
         let start = now()
         let streams = try await StreamConnection.openAll(
             url: self.url,
             sessions: recipients.map(\.session),
             role: .recipient,
-            collector: collector,
-            logger: self.logger
+            collector: collector
         )
         let arrived = try await waitUntil(seconds: timeout) { collector.delivered >= count }
-        let elapsed = Double(now() - start) / 1e9
-        for (connection, _) in streams { try await connection.flushAcks() }
+        let elapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
+        for connection in streams { try await connection.flushAcks() }
         await StreamConnection.closeAll(streams)
         guard arrived else { throw BenchError("\(collector.delivered) of \(count) slots arrived within \(timeout) s") }
         return elapsed

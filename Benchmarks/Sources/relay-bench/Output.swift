@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Prints a line and flushes at once, so `tee` in scripts/bench-relay.sh shows progress as it happens.
@@ -12,7 +13,7 @@ func result(_ key: String, _ value: String) { say("RESULT \(key)=\(value)") }
 func result(_ key: String, _ value: Double, digits: Int = 0) { result(key, String(format: "%.\(digits)f", value)) }
 
 /// Monotonic nanoseconds.
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
 
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
 func waitUntil(seconds: Double, _ condition: () -> Bool) async throws -> Bool {

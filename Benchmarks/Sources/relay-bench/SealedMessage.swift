@@ -9,8 +9,8 @@ struct SealedMessage: Sendable {
     let id: String
     /// `Envelope` JSON, the body of `POST /v1/messages`.
     let body: ByteBuffer
-    /// `{"envelope":…,"type":"send"}`.
-    let frame: String
+    /// `{"envelope":…,"type":"send"}` as a whole masked WebSocket frame, made before the clock starts.
+    let frame: ByteBuffer
 }
 
 extension SealedMessage {
@@ -60,7 +60,11 @@ extension SealedMessage {
             recipientKeys: recipient.identity.publicKeys
         )
         let json = try WireCoding.makeEncoder().encode(envelope)
-        return SealedMessage(id: envelope.header.messageID.lowercasedString, body: ByteBuffer(bytes: json), frame: "")
+        return SealedMessage(
+            id: envelope.header.messageID.lowercasedString,
+            body: ByteBuffer(bytes: json),
+            frame: ByteBuffer()
+        )
     }
 
     private static func seal(
@@ -77,10 +81,16 @@ extension SealedMessage {
             recipientKeys: recipient.identity.publicKeys
         )
         let json = try encoder.encode(envelope)
+        let text = Array("{\"envelope\":".utf8) + json + Array(",\"type\":\"send\"}".utf8)
+        var frame = ByteBuffer()
+        var masks = MaskKeys()
+        text.withUnsafeBytes {
+            ClientFrames.masked(opcode: ClientFrames.text, payload: $0, key: masks.next(), into: &frame)
+        }
         return SealedMessage(
             id: envelope.header.messageID.lowercasedString,
             body: ByteBuffer(bytes: json),
-            frame: "{\"envelope\":" + String(decoding: json, as: UTF8.self) + ",\"type\":\"send\"}"
+            frame: frame
         )
     }
 }

@@ -1,18 +1,18 @@
 import Foundation
 import Histogram
-import Synchronization
 
 extension Shapes {
     /// Shape 3a: online at saturation, sends over the senders' own WebSockets with a window. Returns msg/s delivered.
     func measureSaturation(
         _ onlineSet: [[SealedMessage]],
-        senders: [OpenStream],
-        recipients: [OpenStream],
+        senders: [StreamConnection],
+        recipients: [StreamConnection],
         collector: Collector
     ) async throws -> Double {
         let label = self.common.label
         let expected = onlineSet.reduce(0) { $0 + $1.count }
-        let base = collector.state.withLock { ($0.delivered, $0.accepted, $0.ackFrames) }
+        let base = (collector.delivered, collector.accepted, collector.ackFrames)
+        collector.expectDelivered(base.0 + expected)
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let deadline = start + UInt64(self.timeout * 1e9)
@@ -20,10 +20,10 @@ extension Shapes {
         let complete = try await waitUntil(seconds: max(1, Double(deadline - min(deadline, now())) / 1e9)) {
             collector.delivered - base.0 >= expected
         }
-        let elapsed = Double(now() - start) / 1e9
-        let (delivered, accepted, ackFrames, refusals) = collector.state.withLock {
-            ($0.delivered - base.0, $0.accepted - base.1, $0.ackFrames - base.2, $0.refusals)
-        }
+        let elapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
+        let (delivered, accepted, ackFrames, refusals) = (
+            collector.delivered - base.0, collector.accepted - base.1, collector.ackFrames - base.2, collector.refusals
+        )
         say(
             "online saturation: \(accepted) accepted, \(delivered) delivered of \(expected) in "
                 + "\(String(format: "%.2f", elapsed)) s = \(Int(Double(delivered) / elapsed)) msg/s delivered"
@@ -33,22 +33,18 @@ extension Shapes {
         result("\(label).online_msgs", "\(delivered)")
         result("\(label).online_rate", Double(delivered) / elapsed)
         if let busy = cpu.relay.coresBusy() { result("\(label).online_relay_cores", busy, digits: 2) }
-        for (connection, _) in recipients { try await connection.flushAcks() }
+        for connection in recipients { try await connection.flushAcks() }
         try await Task.sleep(for: .milliseconds(500))
         return Double(delivered) / elapsed
     }
 
     /// Sends each sender's list over its own socket, `window` frames unanswered, until done or `deadline` (ns).
-    func sendFlatOut(_ sets: [[SealedMessage]], over senders: [OpenStream], until deadline: UInt64) async throws {
+    func sendFlatOut(_ sets: [[SealedMessage]], over senders: [StreamConnection], until deadline: UInt64) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, messages) in sets.enumerated() {
-                let connection = senders[index].0
+                let frames = messages.map(\.frame)
                 let window = self.window
-                group.addTask {
-                    for message in messages where now() < deadline {
-                        try await connection.send(message.frame, window: window)
-                    }
-                }
+                group.addTask { try await senders[index].send(frames, window: window, until: deadline) }
             }
             try await group.waitForAll()
         }
@@ -59,37 +55,51 @@ extension Shapes {
         _ rateSet: [[SealedMessage]],
         rate: Int,
         isSaturation: Bool,
-        senders: [OpenStream],
+        senders: [StreamConnection],
+        recipients: [StreamConnection],
         ratePerSender: Double,
         collector: Collector
     ) async throws {
         let label = self.common.label
         let expected = rateSet.reduce(0) { $0 + $1.count }
-        collector.state.withLock {
-            $0.trackLatency = true
-            $0.latency.reset()
-            $0.sentAt.reserveCapacity(expected)
+        let base = (collector.delivered, collector.accepted, collector.refused)
+        let interval = 1e9 / ratePerSender
+        // Every schedule is known before the first send: recipient i receives what sender i sends, message k of it
+        // due at start + offset_i + k × interval, the senders' schedules spread evenly over one interval.
+        let start = now() + 50_000_000
+        let offsets = rateSet.indices.map { interval * Double($0) / Double(rateSet.count) }
+        for (index, messages) in rateSet.enumerated() {
+            try await recipients[index].measureLatency(
+                against: Self.schedule(of: messages, start: start, offset: offsets[index], interval: interval)
+            )
         }
-        let base = collector.state.withLock { ($0.delivered, $0.accepted, $0.refused) }
+        let wait = Int64(start) - Int64(now())
+        if wait > 1_000_000 { try await Task.sleep(nanoseconds: UInt64(wait - 1_000_000)) }
         let cpu = PhaseCPU(relayPID: self.common.pid)
-        let start = now()
-        let late = try await Self.sendOnSchedule(
-            rateSet,
-            senders: senders,
-            interval: 1e9 / ratePerSender,
-            start: start,
-            collector: collector
-        )
+        let late = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, messages) in rateSet.enumerated() {
+                let frames = messages.map(\.frame)
+                group.addTask {
+                    try await senders[index].send(frames, start: start, offset: offsets[index], interval: interval)
+                }
+            }
+            return try await group.reduce(0, +)
+        }
         let sendElapsed = Double(now() - start) / 1e9
         // The senders' replies too: one that came during the next shape would count there.
         let complete = try await waitUntil(seconds: 10) {
-            collector.state.withLock {
-                $0.delivered - base.0 >= expected && $0.accepted - base.1 + $0.refused - base.2 >= expected
-            }
+            collector.delivered - base.0 >= expected
+                && collector.accepted - base.1 + collector.refused - base.2 >= expected
         }
-        let (delivered, histogram, refusals) = collector.state.withLock {
-            ($0.delivered - base.0, $0.latency, $0.refusals)
+        let cpuSummary = cpu.summary
+        let relayCores = cpu.relay.coresBusy()
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for recipient in recipients.prefix(rateSet.count) {
+            for latency in try await recipient.latencies() { histogram.record(latency) }
+            try await recipient.measureLatency(against: nil)
         }
+        let delivered = collector.delivered - base.0
+        let refusals = collector.refusals
         let latency = Latency(histogram)
         say(
             "online at \(rate) msg/s offered\(isSaturation ? " (the saturation rate)" : ""): sent \(expected) in "
@@ -103,7 +113,7 @@ extension Shapes {
                     latency.p999,
                     latency.maximum
                 )
-                + (refusals.isEmpty ? "" : ", refusals \(refusals)") + cpu.summary
+                + (refusals.isEmpty ? "" : ", refusals \(refusals)") + cpuSummary
         )
         let key = "\(label).rate_\(isSaturation ? "saturation" : String(rate))"
         if isSaturation { result("\(key)_offered", "\(rate)") }
@@ -114,39 +124,19 @@ extension Shapes {
         result("\(key)_p99_ms", latency.p99, digits: 2)
         result("\(key)_p999_ms", latency.p999, digits: 2)
         result("\(key)_max_ms", latency.maximum, digits: 2)
-        if let busy = cpu.relay.coresBusy() { result("\(key)_relay_cores", busy, digits: 2) }
+        if let relayCores { result("\(key)_relay_cores", relayCores, digits: 2) }
     }
 
-    /// Sends each sender's list one message per `interval` (ns) from `start`, the senders' schedules spread evenly
-    /// over one interval, recording each scheduled time for the latency. Returns how many sends were >1 ms late.
-    private static func sendOnSchedule(
-        _ rateSet: [[SealedMessage]],
-        senders: [OpenStream],
-        interval: Double,
-        start: UInt64,
-        collector: Collector
-    ) async throws -> Int {
-        let late = Locked(0)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, messages) in rateSet.enumerated() {
-                let connection = senders[index].0
-                let offset = interval * Double(index) / Double(rateSet.count)
-                group.addTask {
-                    for (k, message) in messages.enumerated() {
-                        let scheduled = start + UInt64(offset + interval * Double(k))
-                        let current = now()
-                        if scheduled > current {
-                            try await Task.sleep(for: .nanoseconds(Int64(scheduled - current)))
-                        } else if current - scheduled > 1_000_000 {
-                            late.withLock { $0 += 1 }
-                        }
-                        collector.state.withLock { $0.sentAt[message.id] = scheduled }
-                        try await connection.send(message.frame)
-                    }
-                }
-            }
-            try await group.waitForAll()
+    /// Message id → scheduled send time (ns) of one sender's list.
+    private static func schedule(of messages: [SealedMessage], start: UInt64, offset: Double, interval: Double)
+        -> [MessageIDKey: UInt64]
+    {
+        var schedule: [MessageIDKey: UInt64] = [:]
+        schedule.reserveCapacity(messages.count)
+        for (k, message) in messages.enumerated() {
+            guard let key = MessageIDKey(message.id) else { continue }
+            schedule[key] = start + UInt64(offset + interval * Double(k))
         }
-        return late.withLock { $0 }
+        return schedule
     }
 }

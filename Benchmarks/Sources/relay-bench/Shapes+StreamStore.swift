@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension Shapes {
     /// Shape 4: durable store over the senders' WebSockets, recipients offline (their sockets closed). Each sender
@@ -7,24 +6,25 @@ extension Shapes {
     /// only `accepted` replies, each of which the relay sends once the message is committed. Returns how many.
     func measureStreamStore(
         _ storeSet: [[SealedMessage]],
-        senders: [OpenStream],
+        senders: [StreamConnection],
         collector: Collector
     ) async throws -> Int {
         let label = self.common.label
         let expected = storeSet.reduce(0) { $0 + $1.count }
         guard expected > 0 else { return 0 }
-        let base = collector.state.withLock { ($0.accepted, $0.refused) }
+        let base = (collector.accepted, collector.refused)
+        collector.expectAnswered(base.0 + base.1 + expected)
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let deadline = start + UInt64(self.timeout * 1e9)
         try await self.sendFlatOut(storeSet, over: senders, until: deadline)
         let complete = try await waitUntil(seconds: max(1, Double(deadline - min(deadline, now())) / 1e9)) {
-            collector.state.withLock { $0.accepted - base.0 + $0.refused - base.1 >= expected }
+            collector.accepted - base.0 + collector.refused - base.1 >= expected
         }
-        let elapsed = Double(now() - start) / 1e9
-        let (accepted, refused, refusals) = collector.state.withLock {
-            ($0.accepted - base.0, $0.refused - base.1, $0.refusals)
-        }
+        let elapsed = Double((collector.answeredGoalTime ?? now()) - start) / 1e9
+        let (accepted, refused, refusals) = (
+            collector.accepted - base.0, collector.refused - base.1, collector.refusals
+        )
         say(
             "store over the stream: \(accepted) accepted of \(expected) in \(String(format: "%.2f", elapsed)) s = "
                 + "\(Int(Double(accepted) / elapsed)) msg/s" + (complete ? "" : " (TIMED OUT)")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import NIOCore
 
 /// `relay-bench shapes`: durable store, drain, then online at saturation and at each of a list of fixed offered rates,
@@ -38,8 +37,6 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     func run() async throws { try await self.measure() }
 
     func measure() async throws {
-        var logger = Logger(label: "relay-bench")
-        logger.logLevel = .warning
         let api = RelayAPI(base: self.common.url, connections: max(64, self.users * self.storeConcurrency))
         let run = String(UInt32.random(in: 0..<UInt32.max), radix: 36)
 
@@ -58,15 +55,13 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             stored: stored,
             recipients: recipients,
             api: api,
-            collector: collector,
-            logger: logger
+            collector: collector
         )
         let senderConnections = try await StreamConnection.openAll(
             url: api.wsURL,
             sessions: senders.map(\.session),
             role: .sender,
-            collector: collector,
-            logger: logger
+            collector: collector
         )
         let saturation = try await self.measureSaturation(
             sealed.map { $0[2] },
@@ -83,10 +78,11 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                 rate: msgsPerSecond,
                 isSaturation: rate == nil,
                 senders: senderConnections,
+                recipients: recipientConnections,
                 ratePerSender: perSender,
                 collector: collector
             )
-            for (connection, _) in recipientConnections { try await connection.flushAcks() }
+            for connection in recipientConnections { try await connection.flushAcks() }
         }
         // Last, so that every shape before it runs on the database it ran on before this one was added.
         await StreamConnection.closeAll(recipientConnections)
@@ -136,20 +132,28 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     private func measureStore(_ storeSet: [[SealedMessage]], senders: [BenchUser], api: RelayAPI) async throws -> Int {
         let label = self.common.label
         let counts = Locked((accepted: 0, other: [UInt: Int]()))
+        var lanes: [(PostConnection, String, [ByteBuffer])] = []
+        for (index, messages) in storeSet.enumerated() {
+            for lane in 0..<self.storeConcurrency {
+                let mine = stride(from: lane, to: messages.count, by: self.storeConcurrency).map { messages[$0].body }
+                lanes.append((try await PostConnection.open(baseURL: api.base), senders[index].session, mine))
+            }
+        }
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let deadline = start + UInt64(self.timeout * 1e9)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, messages) in storeSet.enumerated() {
-                let session = senders[index].session
-                for lane in 0..<self.storeConcurrency {
-                    let mine = stride(from: lane, to: messages.count, by: self.storeConcurrency).map { messages[$0] }
-                    group.addTask {
-                        for message in mine where now() < deadline {
-                            let (status, _) = try await api.post("/v1/messages", body: message.body, session: session)
-                            counts.withLock {
-                                if status == 202 { $0.accepted += 1 } else { $0.other[status, default: 0] += 1 }
-                            }
+            for (connection, session, bodies) in lanes {
+                group.addTask {
+                    let statuses = try await connection.post(
+                        bodies,
+                        to: "/v1/messages",
+                        session: session,
+                        until: deadline
+                    )
+                    counts.withLock {
+                        for (status, count) in statuses {
+                            if status == 202 { $0.accepted += count } else { $0.other[status, default: 0] += count }
                         }
                     }
                 }
@@ -157,6 +161,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             try await group.waitForAll()
         }
         let elapsed = Double(now() - start) / 1e9
+        for (connection, _, _) in lanes { await connection.close() }
         let (accepted, other) = counts.withLock { ($0.accepted, $0.other) }
         say(
             "store: \(accepted) accepted (202) of \(storeSet.reduce(0) { $0 + $1.count }) in "
@@ -170,14 +175,15 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     }
 
     /// Shape 2: drain; recipients connect, receive and ack everything stored. Returns their connections, still open.
+    /// The time runs from before the first connection to the last message's arrival.
     private func measureDrain(
         stored: Int,
         recipients: [BenchUser],
         api: RelayAPI,
-        collector: Collector,
-        logger: Logger
-    ) async throws -> [OpenStream] {
+        collector: Collector
+    ) async throws -> [StreamConnection] {
         let label = self.common.label
+        collector.expectDelivered(stored)
         let cpu = PhaseCPU(relayPID: self.common.pid)
         let start = now()
         let connections = try await StreamConnection.openAll(
@@ -185,12 +191,11 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             sessions: recipients.map(\.session),
             role: .recipient,
             collector: collector,
-            logger: logger,
             acks: self.acks
         )
         let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
-        for (connection, _) in connections { try await connection.flushAcks() }
-        let elapsed = Double(now() - start) / 1e9
+        let elapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
+        for connection in connections { try await connection.flushAcks() }
         let delivered = collector.delivered
         say(
             "drain: \(delivered) of \(stored) delivered and acked in \(String(format: "%.2f", elapsed)) s = "

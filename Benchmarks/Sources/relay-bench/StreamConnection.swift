@@ -1,13 +1,8 @@
 import Foundation
-import HTTPTypes
-import Histogram
-import HummingbirdWSClient
-import Logging
-import NIOWebSocket
-import Synchronization
-import WotsCore
+import NIOCore
+import NIOPosix
 
-/// One authenticated WebSocket to `/v1/stream`.
+/// One authenticated WebSocket to `/v1/stream`, served by a `StreamClientHandler` on its event loop.
 final class StreamConnection: Sendable {
     /// A recipient acks what arrives, a sender sends (each of its `send` frames gets `accepted` or `error`), an idle
     /// socket only stays open.
@@ -22,214 +17,128 @@ final class StreamConnection: Sendable {
         case each
     }
 
-    struct State {
-        var outbound: WebSocketOutboundWriter?
-        var ready: CheckedContinuation<Void, any Error>?
-        var isReady = false
-        var failure: (any Error)?
-        /// Message keys not acknowledged yet, each already in its JSON form `{"id":"…","sender":"…"}`.
-        var pendingAcks: [String] = []
-        /// Whether an `ack` frame awaits its reply (`AckPolicy.coalesced`).
-        var isAckUnanswered = false
-        /// `send` frames not answered yet.
-        var inFlight = 0
-        var windowWaiter: CheckedContinuation<Void, Never>?
+    let channel: any Channel
+    private let handler: NIOLoopBound<StreamClientHandler>
+
+    private init(channel: any Channel, handler: NIOLoopBound<StreamClientHandler>) {
+        self.channel = channel
+        self.handler = handler
     }
 
-    let role: Role
-    let collector: Collector
-    let state = Mutex(State())
-    let acks: AckPolicy
-
-    init(role: Role, collector: Collector, acks: AckPolicy = .coalesced) {
-        self.role = role
-        self.collector = collector
-        self.acks = acks
-    }
-
-    /// Connects and returns once the relay said `ready`; the connection then lives in `task` until closed.
+    /// Connects, upgrades with the session as bearer, and returns once the relay said `ready`.
     static func open(
         url: String,
         session: String,
         role: Role,
         collector: Collector,
-        logger: Logger,
         acks: AckPolicy = .coalesced
-    ) async throws -> OpenStream {
-        let connection = StreamConnection(role: role, collector: collector, acks: acks)
-        var headers = HTTPFields()
-        headers[.authorization] = "Bearer \(session)"
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
-        let task = Task {
-            do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
-                    inbound,
-                    outbound,
-                    _ in
-                    connection.state.withLock { $0.outbound = outbound }
-                    for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message else { continue }
-                        try await connection.handle(text)
+    ) async throws -> StreamConnection {
+        let endpoint = try StreamEndpoint(url)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let ready = loop.makePromise(of: Void.self)
+        let made = loop.makePromise(of: NIOLoopBound<StreamClientHandler>.self)
+        let request = endpoint.upgradeRequest(session: session)
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: loop)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let handler = StreamClientHandler(
+                            role: role,
+                            acks: acks,
+                            collector: collector,
+                            upgradeRequest: request,
+                            ready: ready
+                        )
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                        made.succeed(NIOLoopBound(handler, eventLoop: channel.eventLoop))
                     }
                 }
-                connection.fail(BenchError("connection closed before ready"))
-            } catch {
-                connection.fail(error)
-            }
-        }
-        do {
-            try await connection.waitReady()
+                .connect(host: endpoint.host, port: endpoint.port)
+                .get()
         } catch {
-            task.cancel()
+            made.fail(error)
+            ready.fail(error)
             throw error
         }
-        return (connection, task)
-    }
-
-    private func waitReady() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome = self.state.withLock { state -> Result<Void, any Error>? in
-                if state.isReady { return .success(()) }
-                if let failure = state.failure { return .failure(failure) }
-                state.ready = continuation
-                return nil
-            }
-            if let outcome { continuation.resume(with: outcome) }
+        let connection = StreamConnection(channel: channel, handler: try await made.futureResult.get())
+        do {
+            try await ready.futureResult.get()
+        } catch {
+            try? await channel.close()
+            throw error
         }
+        return connection
     }
 
-    private func fail(_ error: any Error) {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            if !state.isReady && state.failure == nil { state.failure = error }
-            defer { state.ready = nil }
-            return state.ready
-        }
-        waiter?.resume(throwing: error)
+    /// Sends `frames` (each a whole masked `send` frame), at most `window` unanswered, until all were written or
+    /// `deadline` (ns) passed.
+    func send(_ frames: [ByteBuffer], window: Int, until deadline: UInt64) async throws {
+        let done = self.channel.eventLoop.makePromise(of: Int.self)
+        self.handler.execute { $0.sendWindowed(frames, window: window, until: deadline, done: done) }
+        _ = try await done.futureResult.get()
     }
 
-    private func handle(_ text: String) async throws {
-        switch FrameScan.type(of: text) {
-        case "message":
-            guard let id = FrameScan.id(in: text), let sender = FrameScan.sender(in: text) else { return }
-            try await self.received(id: id, sender: sender)
-        case "group_message":
-            // The key is inside the binary body: its header names the sender and the message id.
-            guard let body = FrameScan.value(of: "\"body\":\"", in: text, last: false),
-                let bytes = Data(base64Encoded: body),
-                let envelope = try? GroupEnvelope(serialized: Array(bytes))
-            else { return }
-            let key = envelope.header.messageKey
-            try await self.received(id: key.id.lowercasedString, sender: key.sender.description)
-        case "accepted":
-            self.collector.state.withLock { $0.accepted += 1 }
-            self.releaseWindow()
-        case "error":
-            let code = FrameScan.value(of: "\"code\":\"", in: text, last: false) ?? "?"
-            self.collector.state.withLock {
-                $0.refused += 1
-                $0.refusals[code, default: 0] += 1
-            }
-            // Every frame gets a reply: on a sender's socket an error answers a `send`, on a recipient's an `ack`.
-            if self.role == .sender { self.releaseWindow() } else { try await self.ackAnswered() }
-        case "acked":
-            try await self.ackAnswered()
-        case "ready":
-            let waiter = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                state.isReady = true
-                defer { state.ready = nil }
-                return state.ready
-            }
-            waiter?.resume()
-        default:
-            break
-        }
+    /// Sends frame k at `start + offset + k * interval` (ns), not waiting for answers.
+    /// - Returns: how many were written more than 1 ms after their time.
+    func send(_ frames: [ByteBuffer], start: UInt64, offset: Double, interval: Double) async throws -> Int {
+        let done = self.channel.eventLoop.makePromise(of: Int.self)
+        self.handler.execute { $0.sendScheduled(frames, start: start, offset: offset, interval: interval, done: done) }
+        return try await done.futureResult.get()
     }
 
-    /// Counts a delivered message (and its latency while measured) and acknowledges it in batches.
-    private func received(id: String, sender: String) async throws {
-        let arrival = now()
-        self.collector.state.withLock { state in
-            state.delivered += 1
-            if state.trackLatency, let sent = state.sentAt.removeValue(forKey: id), arrival > sent {
-                state.latency.record((arrival - sent) / 1000)  // microseconds
-            }
-        }
-        let batch = self.state.withLock { state -> [String]? in
-            state.pendingAcks.append("{\"id\":\"\(id)\",\"sender\":\"\(sender)\"}")
-            return self.acks == .each || !state.isAckUnanswered ? self.takeAcks(&state) : nil
-        }
-        if let batch { try await self.writeAck(batch) }
+    /// From now on, records the latency of each message found in `schedule` (message id → scheduled send, ns).
+    func measureLatency(against schedule: [MessageIDKey: UInt64]?) async throws {
+        try await self.handler.submit { $0.measureLatency(against: schedule) }
     }
 
-    /// The relay answered an `ack` frame: under `coalesced`, what arrived meanwhile goes now.
-    private func ackAnswered() async throws {
-        guard self.acks == .coalesced else { return }
-        let batch = self.state.withLock { state -> [String]? in
-            state.isAckUnanswered = false
-            return state.pendingAcks.isEmpty ? nil : self.takeAcks(&state)
-        }
-        if let batch { try await self.writeAck(batch) }
-    }
+    /// The latencies (µs) recorded since `measureLatency`.
+    func latencies() async throws -> [UInt64] { try await self.handler.submit { $0.latencies } }
 
-    /// The keys for the next `ack` frame, at most as many as the relay takes in one.
-    private func takeAcks(_ state: inout State) -> [String] {
-        let count = min(state.pendingAcks.count, AcknowledgeRequest.maximumCount)
-        let batch = Array(state.pendingAcks.prefix(count))
-        state.pendingAcks.removeFirst(count)
-        state.isAckUnanswered = true
-        return batch
-    }
+    func flushAcks() async throws { try await self.handler.submit { $0.flushAcknowledgements() } }
 
-    private func releaseWindow() {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.inFlight -= 1
-            defer { state.windowWaiter = nil }
-            return state.windowWaiter
-        }
-        waiter?.resume()
-    }
-
-    private var outbound: WebSocketOutboundWriter? { self.state.withLock { $0.outbound } }
-
-    /// Acknowledges by (sender, id); under `coalesced` the next frame waits for this one's reply (`ackAnswered`).
-    private func writeAck(_ keys: [String]) async throws {
-        self.collector.state.withLock { $0.ackFrames += 1 }
-        let list = keys.joined(separator: ",")
-        try await self.outbound?.writeTextMessage("{\"messages\":[\(list)],\"type\":\"ack\"}")
-    }
-
-    func flushAcks() async throws {
-        let batch = self.state.withLock { state -> [String] in
-            defer { state.pendingAcks.removeAll() }
-            return state.pendingAcks
-        }
-        if !batch.isEmpty { try await self.writeAck(batch) }
-    }
-
-    /// Sends a frame without waiting for its answer.
-    func send(_ frame: String) async throws {
-        self.state.withLock { $0.inFlight += 1 }
-        try await self.outbound?.writeTextMessage(frame)
-    }
-
-    /// Sends a frame once fewer than `window` frames are unanswered.
-    func send(_ frame: String, window: Int) async throws {
-        while true {
-            let full = self.state.withLock { $0.inFlight >= window }
-            if !full { break }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = self.state.withLock { state -> Bool in
-                    if state.inFlight < window { return true }
-                    state.windowWaiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        }
-        try await self.send(frame)
-    }
-
+    /// Starts the close handshake and waits until the socket closed (at most 5 s, then closes it).
     func close() async {
-        try? await self.outbound?.close(.normalClosure, reason: nil)
+        self.handler.execute { $0.sendClose() }
+        let force = self.channel.eventLoop.scheduleTask(in: .seconds(5)) { [channel] in channel.close(promise: nil) }
+        try? await self.channel.closeFuture.get()
+        force.cancel()
+    }
+}
+
+extension NIOLoopBound where Value == StreamClientHandler {
+    fileprivate func execute(_ body: @escaping @Sendable (StreamClientHandler) -> Void) {
+        self.eventLoop.execute { body(self.value) }
+    }
+
+    fileprivate func submit<Result: Sendable>(_ body: @escaping @Sendable (StreamClientHandler) -> Result) async throws
+        -> Result
+    {
+        try await self.eventLoop.submit { body(self.value) }.get()
+    }
+}
+
+/// Where a `ws://HOST:PORT/PATH` URL points, and the HTTP/1.1 upgrade request for it.
+struct StreamEndpoint {
+    let host: String
+    let port: Int
+    let pathAndQuery: String
+
+    init(_ url: String) throws {
+        guard let components = URLComponents(string: url), components.scheme == "ws", let host = components.host,
+            let port = components.port
+        else { throw BenchError("not a ws://HOST:PORT/… URL: \(url)") }
+        self.host = host
+        self.port = port
+        self.pathAndQuery = components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    func upgradeRequest(session: String) -> String {
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        return "GET \(self.pathAndQuery) HTTP/1.1\r\nHost: \(self.host):\(self.port)\r\nUpgrade: websocket\r\n"
+            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+            + "Authorization: Bearer \(session)\r\n\r\n"
     }
 }
