@@ -106,6 +106,45 @@ public final class InMemoryMailboxRepository: MailboxRepository {
         mailboxCapacity: Int,
         mailboxQuota: Int
     ) async throws -> MailboxReceipt {
+        try self.appendNow(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
+    }
+
+    public func enqueueAppendNow(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping Announcement
+    ) throws -> PendingWrite<MailboxReceipt>? {
+        let receipt = try self.appendNow(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
+        if receipt.isNew {
+            _ = announce(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope))
+        }
+        return .settled(.success(receipt))
+    }
+
+    public func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws
+        -> PendingWrite<[MessageKey]>?
+    {
+        .settled(.success(self.acknowledgeNow(keys, for: recipient, at: now)))
+    }
+
+    private func appendNow(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int
+    ) throws -> MailboxReceipt {
         try self.state.withLock {
             $0.append(envelope, receivedAt: receivedAt, capacity: mailboxCapacity, quota: mailboxQuota)
         }.get()
@@ -137,6 +176,10 @@ public final class InMemoryMailboxRepository: MailboxRepository {
 
     @discardableResult
     public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
+        self.acknowledgeNow(keys, for: recipient, at: now)
+    }
+
+    private func acknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) -> [MessageKey] {
         let wanted = Set(keys)
         let removed = self.state.withLock { state in
             let removed = state.remove(from: recipient) { wanted.contains($0.envelope.header.messageKey) }

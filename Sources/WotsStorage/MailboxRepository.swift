@@ -133,6 +133,22 @@ public protocol MailboxRepository: Sendable {
     func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
         -> PendingWrite<[MessageKey]>
 
+    /// `enqueueAppend` without suspending, for a caller on a socket's event loop: nil when the store would have to
+    /// wait first (a database read, a check of the disk's free space), and then nothing was done and `announce` is
+    /// never called; the caller goes on with `enqueueAppend`.
+    func enqueueAppendNow(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping Announcement
+    ) throws -> PendingWrite<MailboxReceipt>?
+
+    /// `enqueueAcknowledge` without suspending, as `enqueueAppendNow`: nil when the store would have to wait first,
+    /// and then nothing was done.
+    func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws
+        -> PendingWrite<[MessageKey]>?
+
     /// Up to `limit` of the recipient's messages with a sequence number above `sequence`, in sequence order, leaving
     /// out those whose envelope's `expiresAt` has come by `now` (whether or not `deleteExpired` removed them yet).
     func messages(for recipient: Token, after sequence: Int64, limit: Int, at now: Date) async throws
@@ -224,6 +240,19 @@ extension MailboxRepository {
     {
         .settled(.success(try await self.acknowledge(keys, for: recipient, at: now)))
     }
+
+    /// Stores without an order of their own always wait for their write.
+    public func enqueueAppendNow(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping Announcement
+    ) throws -> PendingWrite<MailboxReceipt>? { nil }
+
+    public func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws
+        -> PendingWrite<[MessageKey]>?
+    { nil }
 
     /// `append` with no byte quota.
     public func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int) async throws -> MailboxReceipt {

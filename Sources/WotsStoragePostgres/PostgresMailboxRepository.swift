@@ -60,6 +60,38 @@ public struct PostgresMailboxRepository: MailboxRepository {
         mailboxQuota: Int,
         announce: @escaping Announcement
     ) async throws -> PendingWrite<MailboxReceipt> {
+        self.stageAppend(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota,
+            announce: announce
+        )
+    }
+
+    public func enqueueAppendNow(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping Announcement
+    ) throws -> PendingWrite<MailboxReceipt>? {
+        self.stageAppend(
+            envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota,
+            announce: announce
+        )
+    }
+
+    private func stageAppend(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping Announcement
+    ) -> PendingWrite<MailboxReceipt> {
         // Numbered by PostgreSQL inside the transaction (several relay processes may share the counters), so a new
         // message is announced only once committed.
         self.appends.enqueue(
@@ -84,6 +116,12 @@ public struct PostgresMailboxRepository: MailboxRepository {
     {
         // Group-committed like appends: a stream hands over acknowledgements without waiting for each, and one
         // transaction per acknowledgement would take a pooled connection each.
+        self.acknowledgements.enqueue(Acknowledgement(keys: keys, recipient: recipient, now: now))
+    }
+
+    public func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws
+        -> PendingWrite<[MessageKey]>?
+    {
         self.acknowledgements.enqueue(Acknowledgement(keys: keys, recipient: recipient, now: now))
     }
 

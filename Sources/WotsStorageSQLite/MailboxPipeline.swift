@@ -92,11 +92,26 @@ final class MailboxPipeline: Sendable {
 
     /// Whether an append of this key must look for it in the database first: false when a write of it is staged
     /// (`stageAppend` finds that one) or when the key filter knows it was never written.
-    func mustLookUp(_ key: MessageKey) -> Bool {
+    func mustLookUp(_ key: MessageKey) -> Bool { self.checkLookUp(key, countsLookUp: true) }
+
+    /// `stageAppend` when the key need not be looked for in the database first (`mustLookUp` false); nil, with
+    /// nothing staged or counted as a lookup, when it must.
+    func stageAppendUnlessLookUp(_ request: AppendRequest, announce: @escaping Announcement)
+        -> PendingWrite<MailboxReceipt>?
+    {
+        self.checkLookUp(request.envelope.header.messageKey, countsLookUp: false)
+            ? nil : self.stageAppend(request, announce: announce)
+    }
+
+    private func checkLookUp(_ key: MessageKey, countsLookUp: Bool) -> Bool {
         let hash = KeyPresenceFilter.hash(key)
         return self.state.withLock { state in
             let mustLookUp = state.appendsByKey[key] == nil && state.keys.mayBeWritten(hash)
-            if mustLookUp { state.keys.lookupsMade += 1 } else { state.keys.lookupsSpared += 1 }
+            if !mustLookUp {
+                state.keys.lookupsSpared += 1
+            } else if countsLookUp {
+                state.keys.lookupsMade += 1
+            }
             return mustLookUp
         }
     }

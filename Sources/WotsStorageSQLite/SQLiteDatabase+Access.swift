@@ -60,6 +60,14 @@ extension SQLiteDatabase {
         }
     }
 
+    /// Whether `requireFreeSpace` passes without reading the database: false near the reserve, where only it can
+    /// tell (it counts SQLite's free pages).
+    func isClearOfReserve() -> Bool {
+        let reserve = self.configuration.minimumFreeSpace
+        guard let free = self.space.freeBytes(freshBelow: reserve + (32 << 20)) else { return true }
+        return free >= reserve
+    }
+
     /// Refuses with `storage_full` when the file system's free space plus SQLite's free pages is below the reserve.
     /// Within 32 MiB of the reserve the file system is read on every check, so concurrent writes cannot together eat
     /// far into it.

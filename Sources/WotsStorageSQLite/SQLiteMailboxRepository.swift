@@ -62,6 +62,23 @@ public struct SQLiteMailboxRepository: MailboxRepository {
         return self.pipeline.stageAppend(request, announce: announce)
     }
 
+    public func enqueueAppendNow(
+        _ envelope: Envelope,
+        receivedAt: Date,
+        mailboxCapacity: Int,
+        mailboxQuota: Int,
+        announce: @escaping Announcement
+    ) throws -> PendingWrite<MailboxReceipt>? {
+        guard self.database.isClearOfReserve() else { return nil }
+        let request = AppendRequest(
+            envelope: envelope,
+            receivedAt: receivedAt,
+            mailboxCapacity: mailboxCapacity,
+            mailboxQuota: mailboxQuota
+        )
+        return self.pipeline.stageAppendUnlessLookUp(request, announce: announce)
+    }
+
     public func append(
         batch envelopes: [Envelope],
         receivedAt: Date,
@@ -145,6 +162,18 @@ public struct SQLiteMailboxRepository: MailboxRepository {
     }
 
     public func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
+        -> PendingWrite<[MessageKey]>
+    {
+        self.stageAcknowledgement(keys, for: recipient, at: now)
+    }
+
+    public func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws
+        -> PendingWrite<[MessageKey]>?
+    {
+        self.stageAcknowledgement(keys, for: recipient, at: now)
+    }
+
+    private func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date)
         -> PendingWrite<[MessageKey]>
     {
         var seen = Set<MessageKey>()

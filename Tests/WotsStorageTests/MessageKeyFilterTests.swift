@@ -153,6 +153,34 @@ import WotsStorage
         }
     }
 
+    @Test func onlyAKeyTheFilterNeverSawIsTakenWithoutWaiting() async throws {
+        let folder = try SQLiteTestBackend.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withMailboxes(in: folder) { mailboxes, pipeline in
+            let bob = TestValues.token()
+            let fresh = TestValues.envelope(from: TestValues.token(), to: bob)
+            let spared = pipeline.keyFilterStatistics.lookupsSpared
+            func appendNow(_ envelope: Envelope) throws -> PendingWrite<MailboxReceipt>? {
+                try mailboxes.enqueueAppendNow(
+                    envelope,
+                    receivedAt: TestValues.time(),
+                    mailboxCapacity: 100,
+                    mailboxQuota: .max,
+                    announce: { _ in false }
+                )
+            }
+
+            let taken = try #require(try appendNow(fresh), "a key never written waited for the database")
+            let receipt = try await taken.outcome()
+            #expect(receipt.isNew)
+            #expect(pipeline.keyFilterStatistics.lookupsSpared == spared + 1)
+            let lookups = pipeline.keyFilterStatistics.lookupsMade
+            #expect(try appendNow(fresh) == nil, "a key written before must be looked for in the database")
+            #expect(pipeline.keyFilterStatistics.lookupsMade == lookups, "a lookup counted that was never made")
+            #expect(try await mailboxes.depth(of: bob) == 1)
+        }
+    }
+
     @Test func aKeyCommittedWhileTheScanReadsIsLookedForAfterIt() async throws {
         let folder = try SQLiteTestBackend.makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
