@@ -63,6 +63,16 @@ final class AccountCache: Service, Sendable {
             (state.entries[token].flatMap { self.isFresh($0) ? $0.value : nil }, state.generation)
         }
         if let cached { return cached }
+        return try await self.load(token: token, generation: generation)
+    }
+
+    /// The directory entry of `token` when memory holds a fresh one; nil says nothing about the account, only that
+    /// `entry(token:)` would have to read the database.
+    func cachedEntry(token: Token) -> DirectoryEntry? {
+        self.state.withLock { state in state.entries[token].flatMap { self.isFresh($0) ? $0.value : nil } }
+    }
+
+    private func load(token: Token, generation: UInt64) async throws -> DirectoryEntry? {
         guard let entry = try await self.storage.directory.entry(token: token) else { return nil }
         self.state.withLock { state in
             guard state.generation == generation else { return }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import NIOCore
 import NIOWebSocket
 import Synchronization
 import WotsCore
@@ -7,10 +8,10 @@ import WotsStorage
 
 /// Performs one socket's `DeliveryStateMachine`: reads the mailbox and writes frames when the machine says so.
 ///
-/// An idle socket holds no task: an event that asks for work starts one, which runs until the machine has nothing
-/// more to do; the messages of one send go to the socket as one batch. A failed mailbox read is tried again after a
-/// pause, with the socket open; a failed write closes the socket, and the client reconnects and gets its mail from the
-/// mailbox.
+/// An idle socket holds no task. Sends need none: offered messages are encoded by whoever offered them and written
+/// through the socket's outbox, and what is offered while a send waits for the event loop goes in the next batch. A
+/// mailbox read runs in a task of its own while it lasts. A failed mailbox read is tried again after a pause, with
+/// the socket open; a failed write closes the socket, and the client reconnects and gets its mail from the mailbox.
 final class MailCourier: Sendable {
     let token: Token
     /// The session the socket was opened with; the socket is closed when it ends.
@@ -24,7 +25,7 @@ final class MailCourier: Sendable {
     private let clock: RelayClock
     private var now: @Sendable () -> Duration { self.clock.now }
     private let machine: Mutex<DeliveryStateMachine>
-    /// The task doing the machine's read or send, while one runs: a finished task is let go at once, since it keeps
+    /// The task doing the machine's mailbox read, while one runs: a finished task is let go at once, since it keeps
     /// the memory of its deepest call until then, and idle sockets are most of a relay's sockets.
     private let worker = Mutex(Worker())
 
@@ -95,7 +96,8 @@ final class MailCourier: Sendable {
         Task { await self.revoke(error) }
     }
 
-    /// Stops delivering and waits for work under way to end, so nothing is written after the socket closes.
+    /// Stops delivering and waits for a mailbox read under way to end, so nothing more is sent once this returns (a
+    /// send already in the outbox goes before anything written after it).
     func stop() async {
         self.machine.withLock { $0.stop() }
         let worker = self.worker.withLock { $0.task }
@@ -123,54 +125,64 @@ final class MailCourier: Sendable {
                 guard (try? await clock.sleep(pause)) != nil else { return }
                 self.wake()
             }
-        case .read, .send:
-            // The machine asks for one read or send at a time, so at most one worker runs. A send waits for its task
-            // on purpose: what is offered meanwhile joins the same batch, one write and one flush.
+        case .send(let offered):
+            self.send(offered)
+        case .read(let after, let limit):
+            // The machine asks for one read or send at a time, so at most one read task runs.
             self.worker.withLock { worker in
                 worker.number &+= 1
                 let number = worker.number
                 worker.task = Task {
-                    await self.work(from: action)
+                    await self.readMailbox(after: after, limit: limit)
                     self.worker.withLock { if $0.number == number { $0.task = nil } }
                 }
             }
         }
     }
 
-    private func work(from first: DeliveryStateMachine.Action) async {
-        var action = first
+    /// Writes the messages through the socket's outbox, without a task: what is offered while the write waits for
+    /// the event loop joins the next batch, and the machine hears of the write from the event loop once the kernel
+    /// took it.
+    private func send(_ offered: [StreamMail]) {
+        // A message offered or read a while ago may have reached its expiresAt since: it is never sent.
+        let date = self.clock.date()
+        let messages = offered.filter { !$0.hasExpired(at: date) }
+        let frames: [WebSocketFrame]
         do {
-            while true {
-                switch action {
-                case .read(let after, let limit):
-                    do {
-                        let batch = try await self.read(after: after, limit: limit)
-                        action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
-                    } catch let error as WotsError where error.code == .storageUnavailable {
-                        action = self.machine.withLock { $0.readFailed() }
-                    }
-                case .send(let offered):
-                    // A message offered or read a while ago may have reached its expiresAt since: it is never sent.
-                    let date = self.clock.date()
-                    let messages = offered.filter { !$0.hasExpired(at: date) }
-                    try await self.writer.send(messages.map(\.frame))
-                    self.metrics.messagesDelivered.increment(by: messages.count)
-                    let now = self.now()
-                    action = self.machine.withLock { $0.sendFinished(messages, now: now) }
-                case .ping, .retry:
-                    self.perform(action)
-                    return
-                case .none:
-                    return
-                }
-            }
+            frames = try self.writer.encode(messages.map(\.frame))
         } catch {
-            let wasStopped = self.machine.withLock { machine in
-                defer { machine.stop() }
-                return machine.isStopped
-            }
-            if !wasStopped { try? await self.writer.close(.unexpectedServerError, reason: "delivery failed") }
+            return self.failed()
         }
+        self.writer.write(frames).whenComplete { result in
+            guard case .success = result else { return self.failed() }
+            self.metrics.messagesDelivered.increment(by: messages.count)
+            let now = self.now()
+            self.perform(self.machine.withLock { $0.sendFinished(messages, now: now) })
+        }
+    }
+
+    private func readMailbox(after: Int64, limit: Int) async {
+        let action: DeliveryStateMachine.Action
+        do {
+            let batch = try await self.read(after: after, limit: limit)
+            action = self.machine.withLock { $0.readFinished(batch, limit: limit) }
+        } catch let error as WotsError where error.code == .storageUnavailable {
+            action = self.machine.withLock { $0.readFailed() }
+        } catch {
+            return self.failed()
+        }
+        self.perform(action)
+    }
+
+    /// A read or write failed in a way a retry does not mend: the socket is closed, and the client reconnects and
+    /// gets its mail from the mailbox.
+    private func failed() {
+        let wasStopped = self.machine.withLock { machine in
+            defer { machine.stop() }
+            return machine.isStopped
+        }
+        guard !wasStopped else { return }
+        Task { try? await self.writer.close(.unexpectedServerError, reason: "delivery failed") }
     }
 
     /// The mailbox after `after`: 1:1 messages, and group slots when the socket asked for them, in sequence order.

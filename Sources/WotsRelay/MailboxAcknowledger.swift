@@ -24,14 +24,41 @@ struct MailboxAcknowledger: Sendable {
     /// once it committed.
     /// - Throws: `too_many_ids` (nothing is deleted then).
     func enqueue(_ keys: [MessageKey], for token: Token) async throws -> PendingWrite<[MessageKey]> {
+        try Self.checkCount(keys)
+        let now = Date()
+        return self.settle(
+            try await self.storage.mailboxes.enqueueAcknowledge(keys, for: token, at: now),
+            keys,
+            token,
+            now
+        )
+    }
+
+    /// `enqueue` without suspending, for a socket's event loop: nil when the store must wait first, and then nothing
+    /// was done.
+    /// - Throws: `too_many_ids` (nothing is deleted then).
+    func enqueueNow(_ keys: [MessageKey], for token: Token) throws -> PendingWrite<[MessageKey]>? {
+        try Self.checkCount(keys)
+        let now = Date()
+        guard let direct = try self.storage.mailboxes.enqueueAcknowledgeNow(keys, for: token, at: now) else {
+            return nil
+        }
+        return self.settle(direct, keys, token, now)
+    }
+
+    private static func checkCount(_ keys: [MessageKey]) throws {
         guard keys.count <= AcknowledgeRequest.maximumCount else {
             throw WotsError(
                 .tooManyIDs,
                 "at most \(AcknowledgeRequest.maximumCount) messages per acknowledgement, got \(keys.count)"
             )
         }
-        let now = Date()
-        let direct = try await self.storage.mailboxes.enqueueAcknowledge(keys, for: token, at: now)
+    }
+
+    /// The answer once the 1:1 store settled `direct`, and the group store any keys it did not hold.
+    private func settle(_ direct: PendingWrite<[MessageKey]>, _ keys: [MessageKey], _ token: Token, _ now: Date)
+        -> PendingWrite<[MessageKey]>
+    {
         let answer = PendingWrite<[MessageKey]>()
         let (storage, hub, metrics) = (self.storage, self.hub, self.metrics)
         @Sendable func finish(_ deleted: Set<MessageKey>) {

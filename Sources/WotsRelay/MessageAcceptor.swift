@@ -34,34 +34,97 @@ struct MessageAcceptor: Sendable {
     func enqueue(_ envelope: Envelope, from sessionToken: Token) async throws -> PendingWrite<SendReceipt> {
         let now = self.clock.date()
         try await self.check(envelope, from: sessionToken, now: now)
+        return try await self.store(envelope, receivedAt: now)
+    }
+
+    /// What `enqueueNow` could do without suspending.
+    enum Enqueued: Sendable {
+        case taken(PendingWrite<SendReceipt>)
+        /// The rest must wait (for the database): `finish` does it, in the caller's order, with what was checked.
+        case unfinished(finish: @Sendable () async throws -> PendingWrite<SendReceipt>)
+    }
+
+    /// `enqueue` without suspending, for a socket's event loop, as far as it goes: when both accounts are in memory
+    /// and the store can stage the message at once (nearly always), the envelope is taken; otherwise the rest of the
+    /// work is handed back to be finished in a task, and nothing checked is checked (or counted against the sender's
+    /// rate) twice.
+    /// - Throws: `WotsError` saying why the envelope was refused; nothing is stored then.
+    func enqueueNow(_ envelope: Envelope, from sessionToken: Token) throws -> Enqueued {
+        let now = self.clock.date()
         let header = envelope.header
-        let (hub, metrics) = (self.hub, self.metrics)
-        @Sendable func countRefusal(_ error: any Error) {
-            if let error = error as? WotsError, error.code == .mailboxQuotaExceeded {
-                metrics.quotaRefusals.increment()
-            }
+        guard let sender = self.accounts.cachedEntry(token: header.sender),
+            let recipient = self.accounts.cachedEntry(token: header.recipient)
+        else {
+            return .unfinished { try await self.enqueue(envelope, from: sessionToken) }
         }
-        let write: PendingWrite<MailboxReceipt>
-        do {
-            write = try await self.storage.mailboxes.enqueueAppend(
+        try self.check(envelope, from: sessionToken, now: now, sender: sender, recipient: recipient)
+        let staged = try self.countingRefusals {
+            try self.storage.mailboxes.enqueueAppendNow(
                 envelope,
                 receivedAt: now,
                 mailboxCapacity: self.configuration.mailboxCapacity,
                 mailboxQuota: self.configuration.mailboxQuota,
-                announce: { message in hub.deliver(.direct(message), to: header.recipient) }
+                announce: self.announcement(for: header.recipient)
             )
+        }
+        guard let staged else { return .unfinished { try await self.store(envelope, receivedAt: now) } }
+        return .taken(self.receipt(of: staged, header: header))
+    }
+
+    /// Hands a checked envelope to the store.
+    private func store(_ envelope: Envelope, receivedAt now: Date) async throws -> PendingWrite<SendReceipt> {
+        let header = envelope.header
+        let write = try await self.countingRefusals {
+            try await self.storage.mailboxes.enqueueAppend(
+                envelope,
+                receivedAt: now,
+                mailboxCapacity: self.configuration.mailboxCapacity,
+                mailboxQuota: self.configuration.mailboxQuota,
+                announce: self.announcement(for: header.recipient)
+            )
+        }
+        return self.receipt(of: write, header: header)
+    }
+
+    private func announcement(for recipient: Token) -> Announcement {
+        { [hub] message in hub.deliver(.direct(message), to: recipient) }
+    }
+
+    private func countingRefusals<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
         } catch {
-            countRefusal(error)
+            self.countRefusal(error)
             throw error
         }
-        write.whenSettled { outcome in
-            if case .failure(let error) = outcome { countRefusal(error) }
+    }
+
+    private func countingRefusals<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch {
+            self.countRefusal(error)
+            throw error
+        }
+    }
+
+    private func countRefusal(_ error: any Error) {
+        if let error = error as? WotsError, error.code == .mailboxQuotaExceeded {
+            self.metrics.quotaRefusals.increment()
+        }
+    }
+
+    /// The sender's receipt once the write settled: a retry of a stored message wakes the recipient's sockets, as a
+    /// first attempt that timed out may have committed after all without reaching them.
+    private func receipt(of write: PendingWrite<MailboxReceipt>, header: EnvelopeHeader) -> PendingWrite<SendReceipt> {
+        let (hub, metrics) = (self.hub, self.metrics)
+        write.whenSettled { [self] outcome in
+            if case .failure(let error) = outcome { self.countRefusal(error) }
         }
         return write.map { receipt in
             if receipt.isNew {
                 metrics.messagesStored.increment()
             } else {
-                // A first attempt that timed out may have committed after all without reaching the sockets.
                 hub.wake(header.recipient)
             }
             return SendReceipt(id: header.messageID, seq: receipt.sequence, receivedAt: receipt.receivedAt)
@@ -81,6 +144,31 @@ struct MessageAcceptor: Sendable {
     /// Everything a send must pass before it is stored or passed on: the session's sender, the size, the dates, the
     /// sender's rate, the signature under the sender's registered keys, and the recipient's current keys.
     func check(_ envelope: Envelope, from sessionToken: Token, now: Date) async throws {
+        try self.checkBeforeAccounts(envelope, from: sessionToken, now: now)
+        let header = envelope.header
+        guard let sender = try await self.accounts.entry(token: header.sender) else {
+            throw Self.senderGone(header)
+        }
+        try self.checkSignature(envelope, sender: sender)
+        try self.checkRecipient(header, try await self.accounts.entry(token: header.recipient))
+    }
+
+    /// `check` with both accounts' entries at hand (nil: not registered).
+    private func check(
+        _ envelope: Envelope,
+        from sessionToken: Token,
+        now: Date,
+        sender: DirectoryEntry?,
+        recipient: DirectoryEntry?
+    ) throws {
+        try self.checkBeforeAccounts(envelope, from: sessionToken, now: now)
+        guard let sender else { throw Self.senderGone(envelope.header) }
+        try self.checkSignature(envelope, sender: sender)
+        try self.checkRecipient(envelope.header, recipient)
+    }
+
+    /// The checks that need no account: the session's sender, the size, the dates, then the sender's rate.
+    private func checkBeforeAccounts(_ envelope: Envelope, from sessionToken: Token, now: Date) throws {
         let header = envelope.header
         guard header.sender == sessionToken else {
             throw WotsError(
@@ -100,15 +188,22 @@ struct MessageAcceptor: Sendable {
         if let wait = self.sendLimiter.acquire(sessionToken.description) {
             throw WotsError(.rateLimited, "too many messages; retry in \(wait) s", retryAfterSeconds: wait)
         }
-        guard let sender = try await self.accounts.entry(token: header.sender) else {
-            throw WotsError(.invalidSession, "the session's account \(header.sender) is no longer registered")
-        }
+    }
+
+    private static func senderGone(_ header: EnvelopeHeader) -> WotsError {
+        WotsError(.invalidSession, "the session's account \(header.sender) is no longer registered")
+    }
+
+    private func checkSignature(_ envelope: Envelope, sender: DirectoryEntry) throws {
         do {
             try envelope.verifySignature(senderKeys: sender.publicKeys)
         } catch let error as WotsError {
             throw WotsError(error.code, "envelope refused: \(error.reason)")
         }
-        guard let recipient = try await self.accounts.entry(token: header.recipient) else {
+    }
+
+    private func checkRecipient(_ header: EnvelopeHeader, _ recipient: DirectoryEntry?) throws {
+        guard let recipient else {
             throw WotsError(.unknownRecipient, "recipient \(header.recipient) is not registered")
         }
         guard recipient.fingerprint == header.recipientFingerprint else {

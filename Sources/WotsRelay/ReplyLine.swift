@@ -8,23 +8,21 @@ import WotsCore
 /// share group commits with each other; at most `limit` replies wait at a time (written ones count until the kernel
 /// took them), after which reading pauses.
 ///
-/// No task runs for it: a reply is encoded by whoever made it, and the replies ready in order go to the socket as one
-/// batch; when a batch is written, the next one that became ready meanwhile follows.
+/// No task runs for it: a reply is encoded by whoever made it, and the replies ready in order are handed to the
+/// socket's outbox at once, which writes what it was handed meanwhile in one batch at the event loop's next turn.
 final class ReplyLine: Sendable {
-    /// Frames ready to go out in order, and how many replies they are.
-    private typealias Batch = (frames: [WebSocketFrame], replies: UInt64)
-
     private struct State {
         /// The place the next frame read gets.
         var nextPlace: UInt64 = 0
-        /// The place of the first reply not written yet.
+        /// The place of the first reply not handed to the outbox yet.
         var nextToWrite: UInt64 = 0
+        /// How many replies the kernel took.
+        var written: UInt64 = 0
         var ready: [UInt64: [WebSocketFrame]] = [:]
-        var isWriting = false
         var hasFailed = false
         var roomWaiter: CheckedContinuation<Void, Never>?
 
-        var waiting: UInt64 { self.nextPlace - self.nextToWrite }
+        var waiting: UInt64 { self.nextPlace - self.written }
 
         /// Whether the next frame may be read now: fewer than `limit` replies wait, or the socket failed.
         func hasRoom(below limit: UInt64) -> Bool { self.waiting < limit || self.hasFailed }
@@ -34,15 +32,15 @@ final class ReplyLine: Sendable {
             return self.nextPlace
         }
 
-        /// The replies ready in order from `nextToWrite`, with how many replies they are; marks a write under way.
-        mutating func takeReady() -> Batch {
+        /// The replies ready in order from `nextToWrite`, with how many replies they are.
+        mutating func takeReady() -> (frames: [WebSocketFrame], replies: UInt64) {
             var frames: [WebSocketFrame] = []
             var replies: UInt64 = 0
             while let reply = self.ready.removeValue(forKey: self.nextToWrite + replies) {
                 frames.append(contentsOf: reply)
                 replies += 1
             }
-            self.isWriting = replies > 0
+            self.nextToWrite += replies
             return (frames, replies)
         }
     }
@@ -58,7 +56,7 @@ final class ReplyLine: Sendable {
 
     /// Waits until fewer than `limit` replies wait, then gives the next frame its place.
     func place() async -> UInt64 {
-        if let place = self.state.withLock({ $0.hasRoom(below: self.limit) ? $0.takePlace() : nil }) { return place }
+        if let place = self.tryPlace() { return place }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let hasRoom = self.state.withLock { state -> Bool in
                 guard !state.hasRoom(below: self.limit) else { return true }
@@ -70,43 +68,40 @@ final class ReplyLine: Sendable {
         return self.state.withLock { $0.takePlace() }
     }
 
+    /// The next frame's place when fewer than `limit` replies wait; nil (no place taken) otherwise.
+    func tryPlace() -> UInt64? {
+        self.state.withLock { $0.hasRoom(below: self.limit) ? $0.takePlace() : nil }
+    }
+
     /// The reply for the frame at `place`; written once every earlier reply was.
     func answer(_ place: UInt64, with frame: RelayFrame) {
         let encoded = (try? self.writer.encode([frame])) ?? []
-        let batch = self.state.withLock { state -> Batch? in
+        // Handed to the outbox under the lock, so batches taken by two threads reach it in the order they were taken.
+        let write = self.state.withLock { state -> (EventLoopFuture<Void>, UInt64)? in
             guard !state.hasFailed else { return nil }
             state.ready[place] = encoded
-            guard !state.isWriting, state.ready[state.nextToWrite] != nil else { return nil }
-            return state.takeReady()
+            let (frames, replies) = state.takeReady()
+            guard replies > 0 else { return nil }
+            return (self.writer.write(frames), replies)
         }
-        if let batch { self.write(batch) }
+        guard let (written, replies) = write else { return }
+        written.whenComplete { self.written(replies, $0) }
     }
 
-    private func write(_ batch: Batch) {
-        self.writer.write(batch.frames).whenComplete { (result: Result<Void, any Error>) in
+    private func written(_ replies: UInt64, _ result: Result<Void, any Error>) {
+        let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
             switch result {
             case .success:
-                let (next, waiter) = self.state.withLock { state -> (Batch, CheckedContinuation<Void, Never>?) in
-                    state.nextToWrite += batch.replies
-                    let next = state.takeReady()
-                    guard state.waiting < self.limit else { return (next, nil) }
-                    defer { state.roomWaiter = nil }
-                    return (next, state.roomWaiter)
-                }
-                waiter?.resume()
-                // Through the event loop's queue, so a long run of batches does not deepen this stack.
-                if next.replies > 0 { self.writer.afterCurrentWrites { self.write(next) } }
+                state.written += replies
+                guard state.hasRoom(below: self.limit) else { return nil }
             case .failure:
                 // The socket is gone; its read loop ends on its own.
-                let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    state.hasFailed = true
-                    state.isWriting = false
-                    state.ready.removeAll()
-                    defer { state.roomWaiter = nil }
-                    return state.roomWaiter
-                }
-                waiter?.resume()
+                state.hasFailed = true
+                state.ready.removeAll()
             }
+            defer { state.roomWaiter = nil }
+            return state.roomWaiter
         }
+        waiter?.resume()
     }
 }

@@ -34,9 +34,16 @@ final class StreamConnection: Sendable {
         case ended(OpenStream?)
     }
 
+    /// What waits to be answered, in frame order.
+    private enum Waiting: Sendable {
+        case message(StreamMessage)
+        /// A frame that has its reply's place and was answered as far as it could be on the event loop.
+        case unfinished(place: UInt64, finish: @Sendable () async -> StreamSession.Reply)
+    }
+
     private struct State: Sendable {
         var phase = Phase.authenticating
-        var inbox: [StreamMessage] = []
+        var inbox: [Waiting] = []
         var inboxStart = 0
         var isAnswering = false
         var isReadingPaused = false
@@ -47,7 +54,7 @@ final class StreamConnection: Sendable {
         var waiting: Int { self.inbox.count - self.inboxStart }
 
         /// The next message with the phase to answer it in; nil, and no longer answering, when none waits.
-        mutating func takeNext() -> (StreamMessage, Phase)? {
+        mutating func takeNext() -> (Waiting, Phase)? {
             guard self.inboxStart < self.inbox.count else {
                 self.inbox.removeAll(keepingCapacity: false)
                 self.inboxStart = 0
@@ -102,17 +109,44 @@ final class StreamConnection: Sendable {
         self.state.withLock { $0.watchdog = watchdog }
     }
 
-    /// A whole message from the client, answered after those before it.
+    /// A whole message from the client, answered after those before it. Called on the socket's event loop, where
+    /// a message with nothing waiting before it is answered at once as far as it can be without suspending (a send
+    /// or an acknowledgement is handed to the store); the rest waits for a task.
     /// - Returns: false when reading should pause until the waiting messages were answered.
     func received(_ message: StreamMessage) -> Bool {
-        let (startsAnswering, keepsReading) = self.state.withLock { state -> (Bool, Bool) in
-            if case .ended = state.phase { return (false, true) }
+        let inline = self.state.withLock { state -> OpenStream? in
+            if case .ended = state.phase { return nil }
             if !state.hasReceived {
                 state.hasReceived = true
                 state.watchdog?.cancel()
                 state.watchdog = nil
             }
-            state.inbox.append(message)
+            guard case .open(let stream) = state.phase, !state.isAnswering, state.waiting == 0 else { return nil }
+            return stream
+        }
+        if let stream = inline, let place = stream.replies.tryPlace() {
+            switch self.session.answer(
+                to: message,
+                from: stream.token,
+                directoryFeed: stream.directoryFeed,
+                writer: self.writer
+            ) {
+            case .reply(let reply):
+                Self.deliver(reply, to: place, on: stream)
+                return true
+            case .unfinished(let finish):
+                return self.wait(.unfinished(place: place, finish: finish))
+            }
+        }
+        return self.wait(.message(message))
+    }
+
+    /// Queues `waiting` behind what waits already, answered by the task.
+    private func wait(_ waiting: Waiting) -> Bool {
+        let (startsAnswering, keepsReading) = self.state.withLock { state -> (Bool, Bool) in
+            if case .ended(nil) = state.phase { return (false, true) }
+            if case .ended = state.phase, case .message = waiting { return (false, true) }
+            state.inbox.append(waiting)
             let startsAnswering = !state.isAnswering
             state.isAnswering = true
             if state.waiting >= self.inboxLimit { state.isReadingPaused = true }
@@ -138,11 +172,16 @@ final class StreamConnection: Sendable {
     }
 
     private func answerWaiting() async {
-        while let (message, phase) = self.takeNext() {
-            switch phase {
-            case .authenticating: await self.authenticate(byFrame: message)
-            case .open(let stream), .ended(let stream?): await self.answer(message, on: stream)
-            case .ended(nil): return self.dropWaiting()
+        while let (waiting, phase) = self.takeNext() {
+            switch (waiting, phase) {
+            case (.message(let message), .authenticating): await self.authenticate(byFrame: message)
+            case (.message(let message), .open(let stream)), (.message(let message), .ended(let stream?)):
+                await self.answer(message, on: stream)
+            case (.unfinished(let place, let finish), .open(let stream)),
+                (.unfinished(let place, let finish), .ended(let stream?)):
+                Self.deliver(await finish(), to: place, on: stream)
+            case (_, .ended(nil)): return self.dropWaiting()
+            case (.unfinished, .authenticating): return
             }
         }
     }
@@ -155,8 +194,8 @@ final class StreamConnection: Sendable {
         }
     }
 
-    private func takeNext() -> (StreamMessage, Phase)? {
-        let (next, resumes) = self.state.withLock { state -> ((StreamMessage, Phase)?, Bool) in
+    private func takeNext() -> (Waiting, Phase)? {
+        let (next, resumes) = self.state.withLock { state -> ((Waiting, Phase)?, Bool) in
             let next = state.takeNext()
             guard state.isReadingPaused, state.waiting <= self.inboxLimit / 2 else { return (next, false) }
             state.isReadingPaused = false
@@ -174,6 +213,10 @@ final class StreamConnection: Sendable {
             directoryFeed: stream.directoryFeed,
             writer: self.writer
         )
+        Self.deliver(reply, to: place, on: stream)
+    }
+
+    private static func deliver(_ reply: StreamSession.Reply, to place: UInt64, on stream: OpenStream) {
         switch reply {
         case .now(let frame):
             stream.replies.answer(place, with: frame)

@@ -74,6 +74,14 @@ struct StreamSession: Sendable {
         message: "the relay could not answer a frame"
     )
 
+    /// The reply to a client frame as far as it can be made without suspending, on the socket's event loop.
+    enum Answer {
+        case reply(Reply)
+        /// The rest must wait (for the database, or a frame that always does): `finish` makes the reply, and must
+        /// be called in the socket's frame order.
+        case unfinished(finish: @Sendable () async -> Reply)
+    }
+
     /// The one reply to a client frame. Sends and acknowledgements are handed to the store here, in frame order, and
     /// answered once they committed.
     func reply(
@@ -82,28 +90,72 @@ struct StreamSession: Sendable {
         directoryFeed: DirectoryFeed,
         writer: StreamWriter
     ) async -> Reply {
-        let frame: ClientFrame
-        do {
-            frame = try Self.decode(message)
-        } catch {
-            let refusal = Self.refusal(for: error)
-            let head = Self.head(of: error)
-            return .now(.error(ref: head?.ref, id: head?.messageID, code: refusal.code, message: refusal.message))
+        switch self.decodeOrRefuse(message) {
+        case .success(let frame):
+            return await self.reply(to: frame, from: token, directoryFeed: directoryFeed, writer: writer)
+        case .failure(let refusal): return .now(refusal.frame)
         }
+    }
+
+    /// `reply(to:from:directoryFeed:writer:)` without suspending where it can: a send whose accounts are in memory
+    /// and an acknowledgement are handed to the store at once.
+    func answer(
+        to message: StreamMessage,
+        from token: Token,
+        directoryFeed: DirectoryFeed,
+        writer: StreamWriter
+    ) -> Answer {
+        let frame: ClientFrame
+        switch self.decodeOrRefuse(message) {
+        case .success(let decoded): frame = decoded
+        case .failure(let refusal): return .reply(.now(refusal.frame))
+        }
+        var messageID: UUID?
+        do {
+            switch frame.body {
+            case .ack(let keys):
+                guard let write = try self.acknowledger.enqueueNow(keys, for: token) else { break }
+                return .reply(self.acknowledged(write, frame: frame))
+            case .send(let envelope):
+                messageID = envelope.header.messageID
+                switch try self.acceptor.enqueueNow(envelope, from: token) {
+                case .taken(let write):
+                    return .reply(self.accepted(write, frame: frame, id: envelope.header.messageID))
+                case .unfinished(let finish):
+                    return .unfinished {
+                        do {
+                            return self.accepted(try await finish(), frame: frame, id: envelope.header.messageID)
+                        } catch {
+                            return .now(self.errorFrame(for: error, ref: frame.ref, id: envelope.header.messageID))
+                        }
+                    }
+                }
+            default:
+                break
+            }
+        } catch {
+            return .reply(.now(self.errorFrame(for: error, ref: frame.ref, id: messageID)))
+        }
+        return .unfinished { await self.reply(to: frame, from: token, directoryFeed: directoryFeed, writer: writer) }
+    }
+
+    private func reply(
+        to frame: ClientFrame,
+        from token: Token,
+        directoryFeed: DirectoryFeed,
+        writer: StreamWriter
+    ) async -> Reply {
         var messageID: UUID?
         do {
             switch frame.body {
             case .auth:
                 throw WotsError(.alreadyAuthenticated, "this stream is authenticated already")
             case .ack(let keys):
-                let write = try await self.acknowledger.enqueue(keys, for: token)
-                return self.later(write, ref: frame.ref, id: nil) { .acked(ref: frame.ref, messages: $0) }
+                return self.acknowledged(try await self.acknowledger.enqueue(keys, for: token), frame: frame)
             case .send(let envelope):
                 messageID = envelope.header.messageID
                 let write = try await self.acceptor.enqueue(envelope, from: token)
-                return self.later(write, ref: frame.ref, id: messageID) { receipt in
-                    .accepted(ref: frame.ref, id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt)
-                }
+                return self.accepted(write, frame: frame, id: envelope.header.messageID)
             case .sendEphemeral(let envelope):
                 messageID = envelope.header.messageID
                 let delivered = try await self.acceptor.passOn(envelope, from: token)
@@ -119,6 +171,35 @@ struct StreamSession: Sendable {
         } catch {
             return .now(self.errorFrame(for: error, ref: frame.ref, id: messageID))
         }
+    }
+
+    private func accepted(_ write: PendingWrite<SendReceipt>, frame: ClientFrame, id: UUID) -> Reply {
+        self.later(write, ref: frame.ref, id: id) { receipt in
+            .accepted(ref: frame.ref, id: receipt.id, seq: receipt.seq, receivedAt: receipt.receivedAt)
+        }
+    }
+
+    private func acknowledged(_ write: PendingWrite<[MessageKey]>, frame: ClientFrame) -> Reply {
+        self.later(write, ref: frame.ref, id: nil) { .acked(ref: frame.ref, messages: $0) }
+    }
+
+    /// The frame, or the `error` frame that refuses it.
+    private func decodeOrRefuse(_ message: StreamMessage) -> Result<ClientFrame, DecodeRefusal> {
+        do {
+            return .success(try Self.decode(message))
+        } catch {
+            let refusal = Self.refusal(for: error)
+            let head = Self.head(of: error)
+            return .failure(
+                DecodeRefusal(
+                    frame: .error(ref: head?.ref, id: head?.messageID, code: refusal.code, message: refusal.message)
+                )
+            )
+        }
+    }
+
+    private struct DecodeRefusal: Error {
+        var frame: RelayFrame
     }
 
     /// The reply to a write once it committed: `success` of its outcome, or the `error` frame naming its refusal.
@@ -146,13 +227,12 @@ struct StreamSession: Sendable {
 
     /// Decodes a client frame; a JSON shape error is `invalid_frame`, a bad value keeps its own code.
     static func decode(_ message: StreamMessage) throws -> ClientFrame {
-        guard case .text(let text) = message else {
+        guard case .text(let bytes) = message else {
             throw FrameError(
                 head: nil,
                 error: WotsError(.invalidFrame, "binary frames are not supported; send JSON text")
             )
         }
-        let bytes = Array(text.utf8)
         if let frame = ClientFrame.scanSend(bytes) ?? ClientFrame.scanAck(bytes) { return frame }
         let data = Data(bytes)
         do {

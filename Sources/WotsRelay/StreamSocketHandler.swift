@@ -138,7 +138,8 @@ final class StreamSocketHandler: ChannelDuplexHandler {
         guard case .open = self.closeState, let connection = self.connection else { return }
         let message: StreamMessage
         if opcode == .text {
-            guard let text = String(validating: data.readableBytesView, as: UTF8.self) else {
+            let text = Array(data.readableBytesView)
+            guard Self.isUTF8(text) else {
                 return self.fail(.dataInconsistentWithMessage, context: context)
             }
             message = .text(text)
@@ -146,6 +147,21 @@ final class StreamSocketHandler: ChannelDuplexHandler {
             message = .binary
         }
         if !connection.received(message) { self.pauseReading() }
+    }
+
+    /// Whether `bytes` are UTF-8; frames are JSON, nearly always ASCII, which is checked eight bytes at a time.
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        let isASCII = bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 8 <= raw.count {
+                guard raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                    return false
+                }
+                offset += 8
+            }
+            return raw[offset...].allSatisfy { $0 < 0x80 }
+        }
+        return isASCII || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// The peer's close frame: answered with one of ours (RFC 6455 §5.5.1) unless ours went first, then the socket ends.
@@ -223,7 +239,8 @@ final class StreamSocketHandler: ChannelDuplexHandler {
 
 /// A whole message a client sent on `/v1/stream`.
 enum StreamMessage: Sendable {
-    case text(String)
+    /// UTF-8, checked.
+    case text([UInt8])
     /// Binary messages are refused whatever they hold.
     case binary
 }

@@ -2,13 +2,19 @@ import NIOCore
 import NIOWebSocket
 import WotsCore
 
-/// Writes one socket's frames straight to its channel: a batch of frames costs one hop to the event loop and one
-/// flush (a delivered message is five frames). A close frame written here starts the close handshake in the socket's
-/// `StreamSocketHandler`; `CloseFence` keeps any frame from following it.
+/// Writes one socket's frames straight to its channel, through its `StreamOutbox`: what is written while the event
+/// loop is busy goes out in one hop and one flush (a delivered message is five frames). A close frame written here
+/// starts the close handshake in the socket's `StreamSocketHandler`; `CloseFence` keeps any frame from following it.
 struct StreamWriter: Sendable {
     let channel: any Channel
     /// Longer text is split into continuation frames.
     let maximumFrameSize: Int
+    private let outbox = StreamOutbox()
+
+    init(channel: any Channel, maximumFrameSize: Int) {
+        self.channel = channel
+        self.maximumFrameSize = maximumFrameSize
+    }
 
     /// Encodes `frames` now, on the caller's thread, for `write(_:)`.
     func encode(_ frames: [RelayFrame]) throws -> [WebSocketFrame] {
@@ -18,14 +24,11 @@ struct StreamWriter: Sendable {
         return encoded
     }
 
-    /// Writes `frames` in order and flushes once; the future succeeds once the kernel took them all.
+    /// Writes `frames` in order at the event loop's next turn, with whatever else was written meanwhile, and
+    /// flushes once; the future succeeds once the kernel took them all.
     @discardableResult
     func write(_ frames: [WebSocketFrame]) -> EventLoopFuture<Void> {
-        let channel = self.channel
-        guard channel.eventLoop.inEventLoop else {
-            return channel.eventLoop.flatSubmit { Self.writeOnLoop(frames, to: channel) }
-        }
-        return Self.writeOnLoop(frames, to: channel)
+        self.outbox.write(frames, to: self.channel)
     }
 
     func send(_ frames: [RelayFrame]) async throws {
@@ -40,10 +43,6 @@ struct StreamWriter: Sendable {
         guard let frames = try? self.encode([frame]) else { return }
         self.write(frames)
     }
-
-    /// Runs `body` from the event loop's queue: for work that follows a write and must not deepen the stack of the
-    /// flush that finished it.
-    func afterCurrentWrites(_ body: @escaping @Sendable () -> Void) { self.channel.eventLoop.execute(body) }
 
     func ping() { self.write([WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())]) }
 
@@ -71,13 +70,6 @@ struct StreamWriter: Sendable {
             )
             start = end
         }
-    }
-
-    private static func writeOnLoop(_ frames: [WebSocketFrame], to channel: any Channel) -> EventLoopFuture<Void> {
-        var written = channel.eventLoop.makeSucceededVoidFuture()
-        for frame in frames { written = channel.write(frame) }
-        channel.flush()
-        return written
     }
 }
 

@@ -7,8 +7,9 @@ import WotsCore
 
 @testable import WotsRelay
 
-/// Frames written straight to a socket's channel: in order, split like the WebSocket library splits them, never after
-/// a close frame, and replies in the order of the frames they answer.
+/// Frames written straight to a socket's channel at its event loop's next turn: in order, split like the WebSocket
+/// library splits them, never after a close frame, replies in the order of the frames they answer, and what is
+/// written meanwhile flushed once.
 @Suite struct StreamWriterTests {
     static func writer(on channel: EmbeddedChannel, maximumFrameSize: Int = 1 << 16) -> StreamWriter {
         StreamWriter(channel: channel, maximumFrameSize: maximumFrameSize)
@@ -31,13 +32,15 @@ import WotsCore
         let writer = Self.writer(on: channel)
         let frames: [RelayFrame] = [Self.accepted("a"), .subscribed(ref: "b", directory: true), Self.accepted("c")]
 
-        try writer.write(try writer.encode(frames)).wait()
+        let written = writer.write(try writer.encode(frames))
+        channel.embeddedEventLoop.run()
+        try written.wait()
 
-        let written = try Self.written(channel)
-        #expect(written.map(\.opcode) == [.text, .text, .text])
-        #expect(written.allSatisfy { $0.fin })
+        let frameList = try Self.written(channel)
+        #expect(frameList.map(\.opcode) == [.text, .text, .text])
+        #expect(frameList.allSatisfy { $0.fin })
         let expected = try frames.map { String(decoding: try $0.jsonBytes(), as: UTF8.self) }
-        #expect(written.map(Self.text) == expected)
+        #expect(frameList.map(Self.text) == expected)
     }
 
     @Test func textLongerThanTheFrameLimitIsSplitIntoContinuations() throws {
@@ -46,7 +49,9 @@ import WotsCore
         let frame = RelayFrame.error(ref: "r", id: nil, code: .invalidFrame, message: String(repeating: "x", count: 40))
         let json = String(decoding: try frame.jsonBytes(), as: UTF8.self)
 
-        try writer.write(try writer.encode([frame])).wait()
+        let done = writer.write(try writer.encode([frame]))
+        channel.embeddedEventLoop.run()
+        try done.wait()
 
         let written = try Self.written(channel)
         #expect(written.count == (json.utf8.count + 15) / 16)
@@ -63,8 +68,11 @@ import WotsCore
         let writer = Self.writer(on: channel)
         let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer(bytes: [0x03, 0xE8]))
 
-        try writer.write(try writer.encode([Self.accepted("before")]) + [close]).wait()
+        let first = writer.write(try writer.encode([Self.accepted("before")]) + [close])
+        channel.embeddedEventLoop.run()
+        try first.wait()
         let late = writer.write(try writer.encode([Self.accepted("after")]))
+        channel.embeddedEventLoop.run()
 
         #expect(throws: ChannelError.outputClosed) { try late.wait() }
         let written = try Self.written(channel)
@@ -89,5 +97,33 @@ import WotsCore
             ["1", "2", "3"].first { text.contains("\"ref\":\"\($0)\"") }
         }
         #expect(refs == ["1", "2", "3"])
+    }
+
+    @Test func writesMadeBeforeTheLoopTurnsAreFlushedTogether() throws {
+        let channel = EmbeddedChannel()
+        let flushes = FlushCounter()
+        try channel.pipeline.syncOperations.addHandler(flushes)
+        let writer = Self.writer(on: channel)
+
+        let first = writer.write(try writer.encode([Self.accepted("1")]))
+        let second = writer.write(try writer.encode([Self.accepted("2"), Self.accepted("3")]))
+        #expect(try Self.written(channel).isEmpty, "written before the loop's turn")
+        channel.embeddedEventLoop.run()
+
+        try first.wait()
+        try second.wait()
+        #expect(try Self.written(channel).count == 3)
+        #expect(flushes.count == 1)
+    }
+}
+
+/// Counts the flushes that pass it.
+private final class FlushCounter: ChannelOutboundHandler {
+    typealias OutboundIn = WebSocketFrame
+    private(set) var count = 0
+
+    func flush(context: ChannelHandlerContext) {
+        self.count += 1
+        context.flush()
     }
 }
