@@ -9,7 +9,8 @@
 # loopback, every shape bounded in time. Writes the table to docs/BENCHMARKS.md and the raw log beside it in the temp dir.
 #
 # Knobs (environment): BENCH_USERS (50), BENCH_RATES (1000,2500,5000), BENCH_RATE_SECONDS (3),
-# BENCH_BEFORE_RELAY (path of an older wots-relay binary measured on SQLite as the "before" column),
+# BENCH_BEFORE_RELAY (path of an older wots-relay binary measured on SQLite as the "before" column, alternating with
+# this build BENCH_AB_ROUNDS (2) times each; the table shows their means and every round),
 # BENCH_STORE_PER_SENDER (200), BENCH_STREAM_STORE_PER_SENDER (400), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
 # BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_PROSODY_ONLINE_PER_SENDER (300), BENCH_CONN_STEPS
 # (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated: sqlite postgres prosody-file prosody-sql connections),
@@ -30,6 +31,7 @@ CONN_STEPS=${BENCH_CONN_STEPS:-1000,5000,10000,15000,19500}
 SKIP=" ${BENCH_SKIP:-} "
 RELAY=.build-release/release/wots-relay
 BEFORE_RELAY=${BENCH_BEFORE_RELAY:-}
+AB_ROUNDS=${BENCH_AB_ROUNDS:-2}
 BENCH=.build-bench/release/relay-bench
 
 # The connection ceiling needs one descriptor per socket in the relay and in the load generator.
@@ -136,16 +138,21 @@ case "$SKIP" in *" prosody-file "*) ;; *)
     run_prosody prosody_file "" 15222 "$PROSODY_FILE_PER_SENDER"
     ;;
 esac
-if [ -n "$BEFORE_RELAY" ]; then
-    echo "==> wots-relay before ($BEFORE_RELAY) on SQLite"
-    run_shapes wots_before "sqlite:$WORK/before.sqlite" "$BEFORE_RELAY"
-fi
-
-case "$SKIP" in *" sqlite "*) ;; *)
-    echo "==> wots-relay on SQLite"
-    run_shapes wots_sqlite "sqlite:$WORK/relay.sqlite"
-    ;;
-esac
+# With a before build the two alternate, AB_ROUNDS times each: on this shared VM the same binary drifts by tens of
+# percent between minutes, and one run of each put whichever came first on a different minute than the other.
+rounds=1
+[ -n "$BEFORE_RELAY" ] && rounds=$AB_ROUNDS
+for round in $(seq 1 "$rounds"); do
+    if [ -n "$BEFORE_RELAY" ]; then
+        echo "==> wots-relay before ($BEFORE_RELAY) on SQLite, round $round of $rounds"
+        run_shapes wots_before "sqlite:$WORK/before-$round.sqlite" "$BEFORE_RELAY"
+    fi
+    case "$SKIP" in *" sqlite "*) ;; *)
+        echo "==> wots-relay on SQLite, round $round of $rounds"
+        run_shapes wots_sqlite "sqlite:$WORK/relay-$round.sqlite"
+        ;;
+    esac
+done
 
 case "$SKIP" in *" postgres "*) ;; *)
     echo "==> wots-relay on PostgreSQL"

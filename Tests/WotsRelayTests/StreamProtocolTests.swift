@@ -49,6 +49,26 @@ import WotsTesting
         }
     }
 
+    /// Sends and acknowledgements are answered on the socket's event loop, a subscription in a task: frames read
+    /// behind one that waits for its task wait too, so no reply overtakes an earlier one.
+    @Test func repliesKeepFrameOrderWhenAnEarlierFrameWaitsForItsTask() async throws {
+        try await StreamRelay.run { relay in
+            let socket = try await relay.connect(as: alice)
+            let (first, second) = (try seal("first", from: alice, to: bob), try seal("second", from: alice, to: bob))
+            for round in 0..<3 {
+                try await socket.send(.subscribe(directory: true), ref: "sub-\(round)")
+                try await socket.send(.send(first), ref: "send-\(round)")
+                try await socket.send(.ack([]), ref: "ack-\(round)")
+                try await socket.send(.send(second), ref: "again-\(round)")
+            }
+
+            var refs: [String?] = []
+            for _ in 0..<12 { refs.append(await socket.next().frame?.ref) }
+            #expect(refs == (0..<3).flatMap { ["sub-\($0)", "send-\($0)", "ack-\($0)", "again-\($0)"] })
+            await socket.close()
+        }
+    }
+
     @Test func refusedSendsNameTheirRefAndMessageID() async throws {
         try await StreamRelay.run { relay in
             let socket = try await relay.connect(as: alice)
@@ -165,5 +185,18 @@ extension RelayFrame {
     var errorParts: ErrorParts? {
         if case .error(let ref, let id, let code, _) = self { return ErrorParts(ref: ref, id: id, code: code) }
         return nil
+    }
+}
+
+extension RelayFrame {
+    /// The `ref` of a reply to a client frame; nil for frames that answer none.
+    var ref: String? {
+        switch self {
+        case .ready(let ref, _), .accepted(let ref, _, _, _), .ephemeralAccepted(let ref, _, _), .acked(let ref, _),
+            .subscribed(let ref, _), .error(let ref, _, _, _):
+            ref
+        case .message, .groupMessage, .ephemeralMessage, .ephemeralGroupMessage, .directory:
+            nil
+        }
     }
 }

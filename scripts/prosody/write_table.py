@@ -40,21 +40,28 @@ def main():
     ap.add_argument("--rate-seconds", default="5")
     a = ap.parse_args()
 
-    r = {}
+    # A label measured in several rounds (the before build and this build alternate) repeats its keys: each figure
+    # is the mean of its rounds, and every round's value is kept for the round-by-round table.
+    rounds = {}
     lines = []
     with open(a.log) as f:
         for line in f:
             m = re.match(r"RESULT (\S+?)=(\S*)", line)
             if m:
-                r[m.group(1)] = m.group(2)
+                rounds.setdefault(m.group(1), []).append(m.group(2))
             elif line.strip() and not line.startswith("RESULT"):
                 lines.append(line.rstrip())
+    r = {key: values[-1] for key, values in rounds.items()}
+
+    def values(key):
+        try:
+            return [float(v) for v in rounds[key]]
+        except (KeyError, ValueError):
+            return []
 
     def num(key):
-        try:
-            return float(r[key])
-        except (KeyError, ValueError):
-            return None
+        found = values(key)
+        return sum(found) / len(found) if found else None
 
     def fmt(v, digits=0):
         return "—" if v is None else (f"{v:,.{digits}f}")
@@ -86,8 +93,13 @@ def main():
     out.append(f"- Load: {a.users} senders and {a.users} recipients (sender i → recipient i) on loopback; Wots envelopes "
                f"genuinely sealed (RSA-OAEP + AES-256-GCM + RSA-PSS) before timing, "
                f"{r.get('wots_sqlite.envelope_json_bytes', r.get('wots_pg.envelope_json_bytes', '?'))} bytes of JSON each; "
-               "Prosody bodies ~1.1 KiB of base64 text. Wots client: relay-bench (Swift, AsyncHTTPClient for POST, "
-               "HummingbirdWSClient for the stream, HdrHistogram). Prosody client: slixmpp, one Python process.")
+               "Prosody bodies ~1.1 KiB of base64 text. Wots client: relay-bench (Swift, its sockets served by "
+               "SwiftNIO channel handlers on their event loops: HTTP/1.1 keep-alive POSTs and RFC 6455 frames read and "
+               "written as bytes; HdrHistogram). Prosody client: slixmpp, one Python process.")
+    ab_rounds = len(values("wots_before.online_rate"))
+    if ab_rounds > 1:
+        out.append(f"- The before build and this build ran {ab_rounds} times each, alternating on fresh SQLite files; "
+                   "their columns are the mean of the rounds (each round is in the round-by-round table below).")
     out.append("- Server CPU (cores busy over the shape, from /proc/PID/stat) is beside each figure; the load generator "
                f"shares the same 2 cores. Offered rates run {a.rate_seconds} s each.\n")
 
@@ -200,6 +212,24 @@ def main():
         bv, cv = num("wots_before.online_rate"), num("wots_sqlite.online_rate")
         if b and c and bv and cv:
             out.append(f"| CPU-µs per delivered message | {c * 1e6 / cv:,.0f} vs {b * 1e6 / bv:,.0f} |")
+        if ab_rounds > 1:
+            out.append("\n| round by round (before / this build, in the order they ran) | "
+                       + " | ".join(f"round {i + 1}" for i in range(ab_rounds)) + " |")
+            out.append("|" + " --- |" * (ab_rounds + 1))
+
+            def by_round(title, key, digits=0):
+                before, after = values(f"wots_before.{key}"), values(f"wots_sqlite.{key}")
+                cells = [f"{fmt(x, digits)} / {fmt(y, digits)}" for x, y in zip(before, after)]
+                out.append(f"| {title} | " + " | ".join(cells) + " |")
+
+            by_round("durable store, msg/s", "store_rate")
+            by_round("durable store over the stream, msg/s", "stream_store_rate")
+            by_round("drain, msg/s", "drain_rate")
+            by_round("online at saturation, msg/s", "online_rate")
+            by_round("relay cores online at saturation", "online_relay_cores", 2)
+            for rate in sorted(rates):
+                by_round(f"p99 at {rate:,} msg/s, ms", f"rate_{rate}_p99_ms", 1)
+                by_round(f"relay cores at {rate:,} msg/s", f"rate_{rate}_relay_cores", 2)
 
     out.append("\n### Idle connection ceiling (wots-relay on SQLite)\n")
     steps = sorted({int(m.group(1)) for k in r for m in [re.match(r"wots_conn\.conn_(\d+)_rss_kib", k)] if m})
