@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Installs what the browser tests (web/testing/browser_e2e.py) need, when missing: Debian's chromium and
-# chromium-driver (pinned, bookworm-security), zbarimg (zbar-tools, pinned: reads the safety number's QR code back)
+# chromium-driver (pinned by web/tools/chromium-version.sh, bookworm-security), zbarimg (zbar-tools, pinned: reads the safety number's QR code back)
 # and Python Selenium (pinned). Idempotent.
 set -euo pipefail
 
-CHROMIUM_VERSION='156.0.8078.108-1~deb12u1'
 SELENIUM_VERSION='4.51.0'   # 4.52.0 needs a certifi newer than the index has
 ZBAR_VERSION='0.23.92-7+deb12u1'
 
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
 if ! command -v chromium >/dev/null || ! [ -x /usr/bin/chromedriver ]; then
     $SUDO apt-get update -qq
+    tools=$(dirname "$0")
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-        "chromium=${CHROMIUM_VERSION}" "chromium-common=${CHROMIUM_VERSION}" "chromium-driver=${CHROMIUM_VERSION}"
+        "chromium=$(bash "$tools/chromium-version.sh" chromium)" \
+        "chromium-common=$(bash "$tools/chromium-version.sh" chromium-common)" \
+        "chromium-driver=$(bash "$tools/chromium-version.sh" chromium-driver)"
 fi
 if ! command -v zbarimg >/dev/null; then
     $SUDO apt-get update -qq
