@@ -127,10 +127,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             mailboxCapacity: mailboxCapacity,
             mailboxQuota: mailboxQuota
         )
-        if receipt.isNew {
-            _ = announce(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope))
-        }
-        return .settled(.success(receipt))
+        return receipt.settledAnnouncingIfNew(envelope, to: announce)
     }
 
     public func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws

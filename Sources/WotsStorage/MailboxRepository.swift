@@ -208,6 +208,16 @@ public protocol MailboxRepository: Sendable {
 ///   not write a message acknowledged meanwhile as waiting.
 public typealias Announcement = @Sendable (MailboxMessage) -> Bool
 
+extension MailboxReceipt {
+    /// The write of a store that appended before answering: a new message is announced, a retry is not.
+    func settledAnnouncingIfNew(_ envelope: Envelope, to announce: Announcement) -> PendingWrite<MailboxReceipt> {
+        if self.isNew {
+            _ = announce(MailboxMessage(sequence: self.sequence, receivedAt: self.receivedAt, envelope: envelope))
+        }
+        return .settled(.success(self))
+    }
+}
+
 extension MailboxRepository {
     /// `messages(for:after:limit:at:)` as of the current time.
     public func messages(for recipient: Token, after sequence: Int64, limit: Int) async throws -> [MailboxMessage] {
@@ -228,10 +238,7 @@ extension MailboxRepository {
             mailboxCapacity: mailboxCapacity,
             mailboxQuota: mailboxQuota
         )
-        if receipt.isNew {
-            _ = announce(MailboxMessage(sequence: receipt.sequence, receivedAt: receipt.receivedAt, envelope: envelope))
-        }
-        return .settled(.success(receipt))
+        return receipt.settledAnnouncingIfNew(envelope, to: announce)
     }
 
     /// Acknowledges now: for stores without an order of their own.
