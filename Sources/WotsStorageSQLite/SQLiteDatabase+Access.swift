@@ -63,9 +63,8 @@ extension SQLiteDatabase {
     /// Whether `requireFreeSpace` passes without reading the database: false near the reserve, where only it can
     /// tell (it counts SQLite's free pages).
     func isClearOfReserve() -> Bool {
-        let reserve = self.configuration.minimumFreeSpace
-        guard let free = self.space.freeBytes(freshBelow: reserve + (32 << 20)) else { return true }
-        return free >= reserve
+        guard let free = self.fileSystemFreeBytes() else { return true }
+        return free >= self.configuration.minimumFreeSpace
     }
 
     /// Refuses with `storage_full` when the file system's free space plus SQLite's free pages is below the reserve.
@@ -74,8 +73,7 @@ extension SQLiteDatabase {
     /// - Parameter fresh: read the file system now rather than a reading up to 250 ms old.
     func requireFreeSpace(fresh: Bool = false) async throws {
         let reserve = self.configuration.minimumFreeSpace
-        guard let free = self.space.freeBytes(fresh: fresh, freshBelow: reserve + (32 << 20)) else { return }
-        guard free < reserve else { return }
+        guard let free = self.fileSystemFreeBytes(fresh: fresh), free < reserve else { return }
         let reusable = try await self.read("count free pages") { db in
             let pages = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
             let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
@@ -89,6 +87,12 @@ extension SQLiteDatabase {
         )
         self.health.record(.failure(error))
         throw error
+    }
+
+    /// The file system's free bytes: a reading up to 250 ms old, unless `fresh` or the last reading was within 32 MiB
+    /// of the reserve.
+    private func fileSystemFreeBytes(fresh: Bool = false) -> Int64? {
+        self.space.freeBytes(fresh: fresh, freshBelow: self.configuration.minimumFreeSpace + (32 << 20))
     }
 
     private static func mebibytes(_ bytes: Int64) -> String {
