@@ -289,7 +289,15 @@ final class StreamConnection: Sendable {
             state.phase = .ended(stream)
             return true
         }
-        if hasEnded { await self.close(stream) }
+        if hasEnded {
+            await self.close(stream)
+            return
+        }
+        // A suspension or deletion committed before the courier was registered was told to no `StreamRevoker`
+        // (it knew of no socket of this account): the account's standing is read once now that it would be.
+        if let refusal = try? await StreamRevoker.refusal(for: grant.token, in: self.session.authenticator.storage) {
+            await courier.revoke(refusal)
+        }
     }
 
     private func close(_ stream: OpenStream) async {

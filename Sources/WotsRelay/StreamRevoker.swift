@@ -29,7 +29,7 @@ struct StreamRevoker: Service {
 
     private func revokeIfBarred(_ token: Token) async {
         do {
-            guard let refusal = try await self.refusal(for: token) else {
+            guard let refusal = try await Self.refusal(for: token, in: self.storage) else {
                 let now = Date()
                 try await self.hub.endSessions(of: token) { session in
                     try await self.storage.authentication.session(hash: session.hash, now: now) == nil
@@ -44,11 +44,11 @@ struct StreamRevoker: Service {
     }
 
     /// Why `token` may no longer have streams; nil when it may.
-    func refusal(for token: Token) async throws -> WotsError? {
-        guard try await self.storage.directory.entry(token: token) != nil else {
+    static func refusal(for token: Token, in storage: RelayStorage) async throws -> WotsError? {
+        guard try await storage.directory.entry(token: token) != nil else {
             return WotsError(.unknownToken, "the account was deleted")
         }
-        guard try await self.storage.administration.suspension(of: token) == nil else {
+        guard try await storage.administration.suspension(of: token) == nil else {
             return WotsError(.accountSuspended, "the relay's operator suspended this account")
         }
         return nil

@@ -75,6 +75,20 @@ import WotsTesting
         }
     }
 
+    /// The suspension committed (by another process, say) before bob's stream was registered, and its notification
+    /// has not come: the session is still in memory, so the stream opens, and is closed at once for the suspension.
+    @Test func aStreamOpenedAfterAnUnannouncedSuspensionIsClosed() async throws {
+        try await StreamRelay.run { relay in
+            let mailbox = try await relay.client.request("/v1/messages", method: .get, session: relay.bobSession)
+            #expect(mailbox.status == .ok, "bob's session is now in memory")
+            try await relay.relay.storage.administration.suspend(token: bob.token, at: Date())
+
+            let socket = try await relay.connect(as: bob)
+            #expect(await socket.next().frame?.errorCode == .accountSuspended)
+            #expect(await socket.next() == .closed)
+        }
+    }
+
     @Test func aChangeThatLeavesTheAccountInGoodStandingKeepsItsStreamOpen() async throws {
         try await StreamRelay.run { relay in
             let socket = try await relay.connect(as: bob)
