@@ -57,6 +57,14 @@ final class AccountCache: Service, Sendable {
         return session
     }
 
+    /// The live session with this secret hash when memory holds a fresh one; nil says nothing about the session, only
+    /// that `session(hash:now:)` would have to read the database (or would refuse it).
+    func cachedSession(hash: [UInt8], now: Date = Date()) -> ActiveSession? {
+        let cached = self.state.withLock { state in state.sessions[hash].flatMap { self.isFresh($0) ? $0.value : nil } }
+        guard let cached, cached.expiresAt > now else { return nil }
+        return cached
+    }
+
     /// The live directory entry of `token`, from memory when possible.
     func entry(token: Token) async throws -> DirectoryEntry? {
         let (cached, generation) = self.state.withLock { state in

@@ -108,6 +108,13 @@ struct Authenticator: Sendable {
         try await self.grant(forSession: session, now: now).token
     }
 
+    /// The token of a live session that memory holds; nil when `token(forSession:now:)` must decide (a session that
+    /// is malformed, unknown here, or expired is never answered from here).
+    func cachedToken(forSession session: String, now: Date = Date()) -> Token? {
+        guard let secret = Self.parse(session) else { return nil }
+        return self.accounts.cachedSession(hash: SHA256.hash(secret), now: now)?.token
+    }
+
     /// A live session: whose it is, until when, and the hash the relay keeps of it; or a 401 that says why.
     func grant(forSession session: String, now: Date = Date()) async throws -> SessionGrant {
         guard let secret = Self.parse(session) else {

@@ -19,15 +19,26 @@ struct ErrorMiddleware: RouterMiddleware {
             self.metrics.countRequest(route: route, status: response.status.code)
             return response
         } catch {
-            let refusal = Refusal(error)
-            self.metrics.countRequest(route: context.endpointPath ?? route, status: refusal.status.code)
-            self.metrics.countError(code: refusal.code)
-            if refusal.isFault {
-                context.logger.error("request failed", metadata: ["code": "\(refusal.code)", "error": "\(error)"])
-            } else {
-                context.logger.debug("request refused", metadata: ["code": "\(refusal.code)"])
-            }
+            let refusal = Self.record(
+                error,
+                route: context.endpointPath ?? route,
+                metrics: self.metrics,
+                logger: context.logger
+            )
             return try refusal.response(from: request, context: context)
         }
+    }
+
+    /// Counts and logs a request that `error` refused, as every HTTP route's refusal is.
+    static func record(_ error: any Error, route: String, metrics: RelayMetrics, logger: Logger) -> Refusal {
+        let refusal = Refusal(error)
+        metrics.countRequest(route: route, status: refusal.status.code)
+        metrics.countError(code: refusal.code)
+        if refusal.isFault {
+            logger.error("request failed", metadata: ["code": "\(refusal.code)", "error": "\(error)"])
+        } else {
+            logger.debug("request refused", metadata: ["code": "\(refusal.code)"])
+        }
+        return refusal
     }
 }

@@ -14,9 +14,14 @@ enum JSONBody {
     static func response(json: some Collection<UInt8>, status: HTTPResponse.Status) -> Response {
         Response(
             status: status,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(json.count)],
+            headers: Self.headers(length: json.count),
             body: .init(byteBuffer: ByteBuffer(bytes: json))
         )
+    }
+
+    /// The headers of a JSON body of `length` bytes.
+    static func headers(length: Int) -> HTTPFields {
+        [.contentType: "application/json; charset=utf-8", .contentLength: String(length)]
     }
 
     /// Reads at most `limit` bytes of body and decodes it, turning every decoding failure into a 400 that names

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import WotsCore
@@ -86,5 +87,10 @@ struct Refusal: Error, Sendable, HTTPResponseError {
         var response = try JSONBody.response(APIErrorBody(code: self.code, message: self.message), status: self.status)
         response.headers.append(contentsOf: self.headers)
         return response
+    }
+
+    /// The API's JSON error body.
+    func jsonBody() throws -> Data {
+        try WireCoding.makeEncoder().encode(APIErrorBody(code: self.code, message: self.message))
     }
 }

@@ -172,6 +172,8 @@ public struct Relay: Sendable {
         )
         let maximumConnections =
             self.configuration.maximumConnections ?? DescriptorLimit.connectionCap(forLimit: DescriptorLimit.current)
+        let serverName = "wots-relay"
+        let inlineSend = self.configuration.answersSendsInline ? self.makeInlineSend() : nil
         return Application(
             router: self.buildRouter(),
             // The hub pings every socket from one relay-wide timer (a per-socket auto-ping task costs ~3 KiB per idle
@@ -182,7 +184,9 @@ public struct Relay: Sendable {
                         responder: responder,
                         idleTimeout: configuration.idleTimeout,
                         maximumFrameSize: configuration.maximumFrameSize,
-                        session: session
+                        session: session,
+                        inlineSend: inlineSend,
+                        serverName: serverName
                     ),
                     userTimeout: configuration.pingInterval * 2,
                     edge: .init(
@@ -195,7 +199,7 @@ public struct Relay: Sendable {
             },
             configuration: .init(
                 address: .hostname(self.configuration.host, port: self.configuration.port),
-                serverName: "wots-relay"
+                serverName: serverName
             ),
             services: services + [
                 self.accounts, self.hub, sweeper, self.makeHealthMonitor(),
@@ -249,6 +253,16 @@ public struct Relay: Sendable {
             storage: self.storage,
             accounts: self.accounts,
             configuration: self.configuration
+        )
+    }
+
+    func makeInlineSend() -> InlineSend {
+        InlineSend(
+            authenticator: self.makeAuthenticator(),
+            acceptor: self.makeAcceptor(),
+            metrics: self.metrics,
+            maximumRequestSize: self.configuration.maximumRequestSize,
+            logger: self.logger
         )
     }
 

@@ -98,6 +98,9 @@ public struct RelayConfiguration: Sendable {
     public var registration: RegistrationMode = .open
     /// The browser client served at `GET /`. Default nil: the API only.
     public var webClient: WebClient? = nil
+    /// Plain `POST /v1/messages` answered on the connection's event loop (`InlineSend`); false leaves every request
+    /// to the router, as a reference for tests and benchmarks.
+    public var answersSendsInline = true
 
     public init() {}
 

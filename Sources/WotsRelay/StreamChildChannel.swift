@@ -34,17 +34,25 @@ struct StreamChildChannel: ServerChildChannel, HTTPChannelHandler {
     /// The largest frame, and the largest message once fragments are joined.
     let maximumFrameSize: Int
     let session: StreamSession
+    /// Answers plain sends on the event loop (nil: the router answers every request).
+    let inlineSend: InlineSend?
+    /// The `Server` header the application writes, which inline answers carry too.
+    let serverName: String
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
         idleTimeout: Duration,
         maximumFrameSize: Int,
-        session: StreamSession
+        session: StreamSession,
+        inlineSend: InlineSend?,
+        serverName: String
     ) {
         self.responder = Self.redirectingUpgrades(to: responder)
         self.idleTimeout = idleTimeout
         self.maximumFrameSize = maximumFrameSize
         self.session = session
+        self.inlineSend = inlineSend
+        self.serverName = serverName
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -72,6 +80,9 @@ struct StreamChildChannel: ServerChildChannel, HTTPChannelHandler {
                         try operations.addHandler(
                             HTTPConnectionStateHandler(idleTimeout: self.idleTimeout, logger: logger)
                         )
+                        if let inlineSend = self.inlineSend {
+                            try operations.addHandler(InlineSendHandler(send: inlineSend, serverName: self.serverName))
+                        }
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
