@@ -21,6 +21,7 @@ final class DeliveryHub: Service, Sendable {
     private let tickRound: Duration
     private let couriers = Mutex<[Token: [UInt64: MailCourier]]>([:])
     private let nextID = Atomic<UInt64>(0)
+    private let accountChanges = Atomic<UInt64>(0)
 
     /// - Parameter tickRound: every socket is ticked once per round; the shortest of the ping and resync intervals
     ///   divided by two keeps either from running late by more than half its interval.
@@ -40,6 +41,14 @@ final class DeliveryHub: Service, Sendable {
             group.cancelAll()
         }
     }
+
+    /// How many account changes `StreamRevoker` has started to act on: a socket that reads the same count before its
+    /// session was looked up and after it was registered missed none of them.
+    var accountChangesHeard: UInt64 { self.accountChanges.load(ordering: .sequentiallyConsistent) }
+
+    /// Called by `StreamRevoker` for each change, after it forgot the account's cached values and before it reads
+    /// which tokens have sockets.
+    func noteAccountChange() { self.accountChanges.add(1, ordering: .sequentiallyConsistent) }
 
     /// Delivers to `courier` until the returned handle is called.
     func register(_ courier: MailCourier) -> @Sendable () -> Void {
@@ -95,9 +104,7 @@ final class DeliveryHub: Service, Sendable {
     /// session of the account, or the session expired).
     func endSessions(of token: Token, where ended: @Sendable (SessionGrant) async throws -> Bool) async rethrows {
         for courier in self.couriers(of: token) where try await ended(courier.session) {
-            courier.endSession(
-                WotsError(.invalidSession, "the session ended (the account's keys were rotated); log in again")
-            )
+            courier.endSession(StreamRevoker.sessionEnded)
         }
     }
 

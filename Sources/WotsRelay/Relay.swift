@@ -203,7 +203,13 @@ public struct Relay: Sendable {
             ),
             services: services + [
                 self.accounts, self.hub, sweeper, self.makeHealthMonitor(),
-                StreamRevoker(storage: self.storage, hub: self.hub, bus: self.bus, logger: self.logger),
+                StreamRevoker(
+                    storage: self.storage,
+                    accounts: self.accounts,
+                    hub: self.hub,
+                    bus: self.bus,
+                    logger: self.logger
+                ),
             ],
             onServerRunning: { [logger = self.logger] channel in
                 let guardInstalled = channel.eventLoop.submit {

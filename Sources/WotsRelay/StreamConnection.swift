@@ -227,7 +227,8 @@ final class StreamConnection: Sendable {
 
     private func authenticate(bearer: String) async {
         do {
-            await self.open(try await self.session.authenticator.grant(forSession: bearer), ref: nil)
+            let changes = self.session.hub.accountChangesHeard
+            await self.open(try await self.session.authenticator.grant(forSession: bearer), ref: nil, changes: changes)
         } catch {
             await self.refuse(error, ref: nil)
         }
@@ -241,7 +242,9 @@ final class StreamConnection: Sendable {
             guard case .auth(let session) = frame.body else {
                 throw WotsError(.unauthenticated, "the first frame must be {\"type\": \"auth\", \"session\": …}")
             }
-            await self.open(try await self.session.authenticator.grant(forSession: session), ref: frame.ref)
+            let changes = self.session.hub.accountChangesHeard
+            let grant = try await self.session.authenticator.grant(forSession: session)
+            await self.open(grant, ref: frame.ref, changes: changes)
         } catch {
             await self.refuse(error, ref: ref ?? StreamSession.head(of: error)?.ref)
         }
@@ -255,7 +258,8 @@ final class StreamConnection: Sendable {
         try? await self.writer.close(.policyViolation, reason: "authentication required")
     }
 
-    private func open(_ grant: SessionGrant, ref: String?) async {
+    /// - Parameter changes: the hub's count of account changes heard before the session was looked up.
+    private func open(_ grant: SessionGrant, ref: String?, changes: UInt64) async {
         let groups: (any GroupMailboxRepository)?
         do {
             groups = try StreamSession.wantsGroups(URI(self.head.path ?? "/")) ? try self.session.groupMailboxes() : nil
@@ -293,10 +297,9 @@ final class StreamConnection: Sendable {
             await self.close(stream)
             return
         }
-        // A suspension or deletion committed before the courier was registered was told to no `StreamRevoker`
-        // (it knew of no socket of this account): the account's standing is read once now that it would be.
-        if let refusal = try? await StreamRevoker.refusal(for: grant.token, in: self.session.authenticator.storage) {
-            await courier.revoke(refusal)
+        // A change heard since the session was looked up may have found no socket of this account to close.
+        if self.session.hub.accountChangesHeard != changes {
+            await StreamRevoker.checkStanding(of: courier, in: self.session.authenticator.storage)
         }
     }
 

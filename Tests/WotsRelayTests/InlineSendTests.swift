@@ -4,7 +4,6 @@ import HummingbirdTesting
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
-import Synchronization
 import Testing
 import WotsCore
 import WotsStorage
@@ -238,36 +237,19 @@ import WotsTesting
 /// In-memory mailboxes whose appends wait, while held, until released.
 final class HeldMailboxes: ForwardingMailboxRepository {
     let base: any MailboxRepository = InMemoryMailboxRepository()
-    private let gate = Mutex<(isHeld: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    private let reached = AsyncStream.makeStream(of: Void.self)
+    private let gate = Gate()
 
-    func hold() { self.gate.withLock { $0.isHeld = true } }
+    func hold() { self.gate.hold() }
 
     /// Returns once an append is waiting.
-    func held() async {
-        for await _ in self.reached.stream { return }
-    }
+    func held() async { await self.gate.held() }
 
-    func release() {
-        let waiters = self.gate.withLock { gate in
-            gate.isHeld = false
-            defer { gate.waiters = [] }
-            return gate.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func release() { self.gate.release() }
 
     func append(_ envelope: Envelope, receivedAt: Date, mailboxCapacity: Int, mailboxQuota: Int) async throws
         -> MailboxReceipt
     {
-        await withCheckedContinuation { continuation in
-            let waits = self.gate.withLock { gate in
-                guard gate.isHeld else { return false }
-                gate.waiters.append(continuation)
-                return true
-            }
-            if waits { self.reached.continuation.yield() } else { continuation.resume() }
-        }
+        await self.gate.pass()
         return try await self.base.append(
             envelope,
             receivedAt: receivedAt,

@@ -31,7 +31,7 @@ import WotsTesting
             directory.hold()
 
             let id = Envelope.newMessageID()
-            let frames = try [
+            let frames = [
                 ClientFrame(.send(try seal("first", from: alice, to: carol, id: id)), ref: "carol"),
                 ClientFrame(.send(try seal("second", from: alice, to: bob, id: id)), ref: "bob"),
             ]
@@ -65,43 +65,22 @@ import WotsTesting
 final class HeldDirectory: DirectoryRepository {
     private let base: any DirectoryRepository
     private let token: Token
-    private let gate = Mutex<(isHeld: Bool, waiters: [CheckedContinuation<Void, Never>], reached: Bool)>(
-        (false, [], false)
-    )
-    private let reached = AsyncStream.makeStream(of: Void.self)
+    private let gate = Gate()
 
     init(_ base: any DirectoryRepository, holding token: Token) {
         self.base = base
         self.token = token
     }
 
-    func hold() { self.gate.withLock { $0.isHeld = true } }
+    func hold() { self.gate.hold() }
 
     /// Returns once a lookup of the token is waiting.
-    func held() async {
-        for await _ in self.reached.stream { return }
-    }
+    func held() async { await self.gate.held() }
 
-    func release() {
-        let waiters = self.gate.withLock { gate in
-            gate.isHeld = false
-            defer { gate.waiters = [] }
-            return gate.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func release() { self.gate.release() }
 
     func entry(token: Token) async throws -> DirectoryEntry? {
-        if token == self.token {
-            await withCheckedContinuation { continuation in
-                let waits = self.gate.withLock { gate in
-                    guard gate.isHeld else { return false }
-                    gate.waiters.append(continuation)
-                    return true
-                }
-                if waits { self.reached.continuation.yield() } else { continuation.resume() }
-            }
-        }
+        if token == self.token { await self.gate.pass() }
         return try await self.base.entry(token: token)
     }
 

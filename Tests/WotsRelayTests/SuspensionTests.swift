@@ -4,9 +4,10 @@ import HummingbirdTesting
 import Testing
 import WotsCore
 import WotsCrypto
-import WotsRelay
 import WotsStorage
 import WotsTesting
+
+@testable import WotsRelay
 
 /// A suspension made by another process (`wots-relay admin`) reaches a running relay as an `AccountChanged` on its
 /// bus (PostgreSQL `NOTIFY`, or the SQLite change log): the account's streams close, its sessions stop working and
@@ -75,15 +76,27 @@ import WotsTesting
         }
     }
 
-    /// The suspension committed (by another process, say) before bob's stream was registered, and its notification
-    /// has not come: the session is still in memory, so the stream opens, and is closed at once for the suspension.
-    @Test func aStreamOpenedAfterAnUnannouncedSuspensionIsClosed() async throws {
-        try await StreamRelay.run { relay in
-            let mailbox = try await relay.client.request("/v1/messages", method: .get, session: relay.bobSession)
-            #expect(mailbox.status == .ok, "bob's session is now in memory")
+    /// Bob's stream looks his session up, and the answer (read before the suspension committed) arrives only after
+    /// the relay heard of the suspension and found no socket of his to close: the stream, registered after that,
+    /// sees the change was heard meanwhile, reads his standing and closes.
+    @Test func aStreamWhoseSessionWasReadBeforeASuspensionItMissedIsClosed() async throws {
+        var storage = RelayStorage.inMemory()
+        let authentication = StaleSessions(base: storage.authentication)
+        storage.authentication = authentication
+        try await StreamRelay.run(storage: storage) { relay in
+            authentication.gate.hold()
+            let connecting = Task { try await TestSocket.connect(port: relay.port, headerSession: relay.bobSession) }
+            await authentication.gate.held()
+            let heard = relay.relay.hub.accountChangesHeard
             try await relay.relay.storage.administration.suspend(token: bob.token, at: Date())
+            self.announce(bob.token, on: relay)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while relay.relay.hub.accountChangesHeard == heard, ContinuousClock.now < deadline { await Task.yield() }
+            #expect(relay.relay.hub.accountChangesHeard > heard, "the relay never heard of the suspension")
+            authentication.gate.release()
 
-            let socket = try await relay.connect(as: bob)
+            let socket = try await connecting.value
+            #expect(await socket.next() == .frame(.ready(ref: nil, token: bob.token)))
             #expect(await socket.next().frame?.errorCode == .accountSuspended)
             #expect(await socket.next() == .closed)
         }
@@ -108,4 +121,34 @@ extension RelayFrame {
         if case .error(_, _, let code, _) = self { return code }
         return nil
     }
+}
+
+/// Authentication whose session lookups, while the gate is held, read the stored session at once and answer only
+/// once released: an answer read before a change that commits meanwhile.
+final class StaleSessions: AuthenticationRepository {
+    let base: any AuthenticationRepository
+    let gate = Gate()
+
+    init(base: any AuthenticationRepository) { self.base = base }
+
+    func session(hash: [UInt8], now: Date) async throws -> ActiveSession? {
+        let session = try await self.base.session(hash: hash, now: now)
+        await self.gate.pass()
+        return session
+    }
+
+    func relayID(storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
+        try await self.base.relayID(storingIfAbsent: candidate)
+    }
+    func relaySecret(named name: String, storingIfAbsent candidate: [UInt8]) async throws -> [UInt8] {
+        try await self.base.relaySecret(named: name, storingIfAbsent: candidate)
+    }
+    func useChallenge(_ nonce: [UInt8], expiresAt: Date) async throws -> Bool {
+        try await self.base.useChallenge(nonce, expiresAt: expiresAt)
+    }
+    func storeSession(hash: [UInt8], token: Token, expiresAt: Date) async throws {
+        try await self.base.storeSession(hash: hash, token: token, expiresAt: expiresAt)
+    }
+    func deleteSessions(of token: Token) async throws { try await self.base.deleteSessions(of: token) }
+    func sweepExpired(now: Date) async throws -> Int { try await self.base.sweepExpired(now: now) }
 }
