@@ -11,8 +11,8 @@
 # Knobs (environment): BENCH_USERS (50), BENCH_RATES (1000,2500,5000), BENCH_RATE_SECONDS (3),
 # BENCH_BEFORE_RELAY (path of an older wots-relay binary measured on SQLite as the "before" column, alternating with
 # this build BENCH_AB_ROUNDS (2) times each; the table shows their means and every round),
-# BENCH_STORE_PER_SENDER (200), BENCH_STREAM_STORE_PER_SENDER (400), BENCH_ONLINE_PER_SENDER (300), BENCH_PROSODY_FILE_PER_SENDER (100),
-# BENCH_PROSODY_SQL_PER_SENDER (20), BENCH_PROSODY_ONLINE_PER_SENDER (300), BENCH_CONN_STEPS
+# BENCH_STORE_PER_SENDER (600), BENCH_STREAM_STORE_PER_SENDER (1200), BENCH_ONLINE_PER_SENDER (1000), BENCH_PROSODY_FILE_PER_SENDER (300),
+# BENCH_PROSODY_SQL_PER_SENDER (60), BENCH_PROSODY_ONLINE_PER_SENDER (1000), BENCH_SATURATION_CEILING (30000), BENCH_CONN_STEPS
 # (1000,5000,10000,15000,19500), BENCH_SKIP (space-separated: sqlite postgres prosody-file prosody-sql connections),
 # BENCH_NO_DOC=1 to leave docs/BENCHMARKS.md alone.
 set -euo pipefail
@@ -21,12 +21,14 @@ cd "$(dirname "$0")/.."
 USERS=${BENCH_USERS:-50}
 RATES=${BENCH_RATES:-1000,2500,5000}
 RATE_SECONDS=${BENCH_RATE_SECONDS:-3}
-STORE_PER_SENDER=${BENCH_STORE_PER_SENDER:-200}
-STREAM_STORE_PER_SENDER=${BENCH_STREAM_STORE_PER_SENDER:-400}
-ONLINE_PER_SENDER=${BENCH_ONLINE_PER_SENDER:-300}
-PROSODY_FILE_PER_SENDER=${BENCH_PROSODY_FILE_PER_SENDER:-100}
-PROSODY_SQL_PER_SENDER=${BENCH_PROSODY_SQL_PER_SENDER:-20}
-PROSODY_ONLINE_PER_SENDER=${BENCH_PROSODY_ONLINE_PER_SENDER:-300}
+STORE_PER_SENDER=${BENCH_STORE_PER_SENDER:-600}
+STREAM_STORE_PER_SENDER=${BENCH_STREAM_STORE_PER_SENDER:-1200}
+ONLINE_PER_SENDER=${BENCH_ONLINE_PER_SENDER:-1000}
+PROSODY_FILE_PER_SENDER=${BENCH_PROSODY_FILE_PER_SENDER:-300}
+PROSODY_SQL_PER_SENDER=${BENCH_PROSODY_SQL_PER_SENDER:-60}
+PROSODY_ONLINE_PER_SENDER=${BENCH_PROSODY_ONLINE_PER_SENDER:-1000}
+# Enough messages sealed for the saturation rate: relay-bench's default (15,000 msg/s) was below it on a fast VM.
+SATURATION_CEILING=${BENCH_SATURATION_CEILING:-30000}
 CONN_STEPS=${BENCH_CONN_STEPS:-1000,5000,10000,15000,19500}
 SKIP=" ${BENCH_SKIP:-} "
 RELAY=.build-release/release/wots-relay
@@ -53,7 +55,7 @@ run_shapes() { # $1 label, $2 database, $3 binary (default: this build)
     echo "--- $1: relay at $RELAY_URL (pid $RELAY_PID)"
     timeout 400 "$BENCH" shapes --url "$RELAY_URL" --pid "$RELAY_PID" --label "$1" --users "$USERS" \
         --store-per-sender "$STORE_PER_SENDER" --stream-store-per-sender "$STREAM_STORE_PER_SENDER" \
-        --online-per-sender "$ONLINE_PER_SENDER" --rates "$(wots_rates)" \
+        --online-per-sender "$ONLINE_PER_SENDER" --rates "$(wots_rates)" --saturation-ceiling "$SATURATION_CEILING" \
         --rate-seconds "$RATE_SECONDS" --timeout 30 | tee -a "$LOG" || echo "bench-relay: $1 shapes failed" | tee -a "$LOG"
     stop_relay
 }
