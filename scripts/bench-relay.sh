@@ -144,16 +144,28 @@ esac
 # percent between minutes, and one run of each put whichever came first on a different minute than the other.
 rounds=1
 [ -n "$BEFORE_RELAY" ] && rounds=$AB_ROUNDS
-for round in $(seq 1 "$rounds"); do
-    if [ -n "$BEFORE_RELAY" ]; then
-        echo "==> wots-relay before ($BEFORE_RELAY) on SQLite, round $round of $rounds"
-        run_shapes wots_before "sqlite:$WORK/before-$round.sqlite" "$BEFORE_RELAY"
-    fi
+# Odd rounds run the before build first, even rounds this build first: a VM that slows (or speeds up) through the
+# run would otherwise always favour the same one.
+run_before() {
+    [ -n "$BEFORE_RELAY" ] || return 0
+    echo "==> wots-relay before ($BEFORE_RELAY) on SQLite, round $1 of $rounds"
+    run_shapes wots_before "sqlite:$WORK/before-$1.sqlite" "$BEFORE_RELAY"
+}
+run_this() {
     case "$SKIP" in *" sqlite "*) ;; *)
-        echo "==> wots-relay on SQLite, round $round of $rounds"
-        run_shapes wots_sqlite "sqlite:$WORK/relay-$round.sqlite"
+        echo "==> wots-relay on SQLite, round $1 of $rounds"
+        run_shapes wots_sqlite "sqlite:$WORK/relay-$1.sqlite"
         ;;
     esac
+}
+for round in $(seq 1 "$rounds"); do
+    if [ $((round % 2)) -eq 1 ]; then
+        run_before "$round"
+        run_this "$round"
+    else
+        run_this "$round"
+        run_before "$round"
+    fi
 done
 
 case "$SKIP" in *" postgres "*) ;; *)

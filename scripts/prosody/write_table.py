@@ -213,7 +213,7 @@ def main():
         if b and c and bv and cv:
             out.append(f"| CPU-µs per delivered message | {c * 1e6 / cv:,.0f} vs {b * 1e6 / bv:,.0f} |")
         if ab_rounds > 1:
-            out.append("\n| round by round (before / this build, in the order they ran) | "
+            out.append("\n| round by round (before / this build; odd rounds ran the before build first, even rounds this build) | "
                        + " | ".join(f"round {i + 1}" for i in range(ab_rounds)) + " |")
             out.append("|" + " --- |" * (ab_rounds + 1))
 
