@@ -39,7 +39,8 @@ final class AcceptGuard: ChannelDuplexHandler {
         let child = Self.unwrapInboundIn(data)
         self.backOff = .zero
         guard self.openConnections < self.maximumConnections else {
-            child.close(promise: nil)
+            // Logged before the close, so the log says so by the time the refused client sees it.
+            defer { child.close(promise: nil) }
             self.refusedSinceWarning += 1
             self.warnOncePerInterval(&self.lastRefusalWarning) {
                 self.logger.warning(
