@@ -92,9 +92,7 @@ struct InlineSend: Sendable {
     private func refused(_ error: any Error) -> Reply {
         let refusal = ErrorMiddleware.record(error, route: Self.route, metrics: self.metrics, logger: self.logger)
         // An error body always encodes; should it not, the answer is still the refusal's status.
-        let json = (try? refusal.jsonBody()).map(Array.init) ?? []
-        var fields = JSONBody.headers(length: json.count)
-        fields.append(contentsOf: refusal.headers)
-        return Reply(status: refusal.status, headerFields: fields, body: ByteBuffer(bytes: json))
+        let answer = (try? refusal.httpAnswer()) ?? (headerFields: JSONBody.headers(length: 0), body: ByteBuffer())
+        return Reply(status: refusal.status, headerFields: answer.headerFields, body: answer.body)
     }
 }

@@ -90,6 +90,7 @@ final class InlineSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .collecting(var held):
             switch part {
             case .body(let chunk):
+                // Out of the state first, so the body's buffer is not shared and grows in place.
                 self.state = .routing
                 held.body.writeImmutableBuffer(chunk)
                 self.state = .collecting(held)
@@ -138,10 +139,9 @@ final class InlineSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let started = self.send.answer(held.body, from: held.admission.token) { reply in
             handler.eventLoop.execute { handler.value.deliver(reply) }
         }
-        guard started else {
+        if !started {
             self.route(held, context: context)
             self.take(.end(nil), context: context)
-            return
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import WotsCore
 
 /// A refusal as a client sees it, whatever the transport: status, code, one human sentence, when to retry.
@@ -84,13 +85,16 @@ struct Refusal: Error, Sendable, HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try JSONBody.response(APIErrorBody(code: self.code, message: self.message), status: self.status)
-        response.headers.append(contentsOf: self.headers)
-        return response
+        let answer = try self.httpAnswer()
+        return Response(status: self.status, headers: answer.headerFields, body: .init(byteBuffer: answer.body))
     }
 
-    /// The API's JSON error body.
-    func jsonBody() throws -> Data {
-        try WireCoding.makeEncoder().encode(APIErrorBody(code: self.code, message: self.message))
+    /// The headers and the API's JSON error body every HTTP answer to this refusal carries (without `Date` and
+    /// `Server`, which the server adds).
+    func httpAnswer() throws -> (headerFields: HTTPFields, body: ByteBuffer) {
+        let json = try WireCoding.makeEncoder().encode(APIErrorBody(code: self.code, message: self.message))
+        var fields = JSONBody.headers(length: json.count)
+        fields.append(contentsOf: self.headers)
+        return (fields, ByteBuffer(bytes: json))
     }
 }
