@@ -5,13 +5,29 @@ import WotsStorage
 
 /// Takes a group message from an authenticated sender: checks it (SECURITY.md, "Groups", relay checks), then stores
 /// the body once and one slot per recipient, all or nothing.
-struct GroupMessageAcceptor: Sendable {
+final class GroupMessageAcceptor: Sendable {
     let storage: RelayStorage
     let accounts: AccountCache
     let configuration: RelayConfiguration
     let sendLimiter: TokenBucketLimiter
     let hub: DeliveryHub
     let clock: RelayClock
+
+    init(
+        storage: RelayStorage,
+        accounts: AccountCache,
+        configuration: RelayConfiguration,
+        sendLimiter: TokenBucketLimiter,
+        hub: DeliveryHub,
+        clock: RelayClock
+    ) {
+        self.storage = storage
+        self.accounts = accounts
+        self.configuration = configuration
+        self.sendLimiter = sendLimiter
+        self.hub = hub
+        self.clock = clock
+    }
 
     /// - Throws: `WotsError` saying why the message was refused; nothing is stored then.
     func accept(_ request: GroupSendRequest, from sessionToken: Token) async throws -> GroupSendReceipt {

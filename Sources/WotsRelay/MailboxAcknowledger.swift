@@ -5,10 +5,16 @@ import WotsStorage
 
 /// Acknowledgements, the same on both transports: checks the limit, deletes, and tells the caller's open sockets so
 /// their delivery window moves on.
-struct MailboxAcknowledger: Sendable {
+final class MailboxAcknowledger: Sendable {
     let storage: RelayStorage
     let hub: DeliveryHub
     let metrics: RelayMetrics
+
+    init(storage: RelayStorage, hub: DeliveryHub, metrics: RelayMetrics) {
+        self.storage = storage
+        self.hub = hub
+        self.metrics = metrics
+    }
 
     /// Deletes these messages and group slots from `token`'s mailbox: one acknowledgement by (sender, id) reaches
     /// both, whichever endpoint or frame carried it.

@@ -9,7 +9,7 @@ import WotsStorage
 /// Takes an envelope from an authenticated sender, over HTTP or the WebSocket: checks it, stores it durably, then
 /// hands the stored message to the recipient's open sockets in this process (other processes hear of it from the
 /// database).
-struct MessageAcceptor: Sendable {
+final class MessageAcceptor: Sendable {
     let storage: RelayStorage
     let accounts: AccountCache
     let hub: DeliveryHub
@@ -17,6 +17,24 @@ struct MessageAcceptor: Sendable {
     let metrics: RelayMetrics
     let sendLimiter: TokenBucketLimiter
     let clock: RelayClock
+
+    init(
+        storage: RelayStorage,
+        accounts: AccountCache,
+        hub: DeliveryHub,
+        configuration: RelayConfiguration,
+        metrics: RelayMetrics,
+        sendLimiter: TokenBucketLimiter,
+        clock: RelayClock
+    ) {
+        self.storage = storage
+        self.accounts = accounts
+        self.hub = hub
+        self.configuration = configuration
+        self.metrics = metrics
+        self.sendLimiter = sendLimiter
+        self.clock = clock
+    }
 
     /// A retried send (same sender, id and envelope) gets the first answer and is not handed to any socket: the
     /// recipient's sockets are only woken to re-read their mailbox, which sends them nothing they already have.

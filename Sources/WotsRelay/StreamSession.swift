@@ -6,7 +6,7 @@ import WotsStorage
 
 /// What every `/v1/stream` socket shares (schema/stream.md): the services a `StreamConnection` authenticates with and
 /// answers client frames with, each by exactly one reply that carries its `ref`.
-struct StreamSession: Sendable {
+final class StreamSession: Sendable {
     let authenticator: Authenticator
     let configuration: RelayConfiguration
     let acceptor: MessageAcceptor
@@ -18,6 +18,30 @@ struct StreamSession: Sendable {
     let bus: EventBus
     let metrics: RelayMetrics
     let clock: RelayClock
+
+    init(
+        authenticator: Authenticator,
+        configuration: RelayConfiguration,
+        acceptor: MessageAcceptor,
+        groupAcceptor: GroupMessageAcceptor,
+        acknowledger: MailboxAcknowledger,
+        mailboxes: any MailboxRepository,
+        hub: DeliveryHub,
+        bus: EventBus,
+        metrics: RelayMetrics,
+        clock: RelayClock
+    ) {
+        self.authenticator = authenticator
+        self.configuration = configuration
+        self.acceptor = acceptor
+        self.groupAcceptor = groupAcceptor
+        self.acknowledger = acknowledger
+        self.mailboxes = mailboxes
+        self.hub = hub
+        self.bus = bus
+        self.metrics = metrics
+        self.clock = clock
+    }
 
     /// A courier for a socket just opened with `grant`.
     func makeCourier(
