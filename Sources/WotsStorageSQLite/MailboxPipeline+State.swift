@@ -50,6 +50,12 @@ extension MailboxPipeline {
         /// Which message keys may be written (`KeyFilterState`).
         var keys = KeyFilterState()
 
+        /// Whether an append of `key` (of `hash`) must look for it in the database first: no write of it is staged
+        /// and the key filter may hold it.
+        func mustLookUp(_ key: MessageKey, _ hash: UInt64) -> Bool {
+            self.appendsByKey[key] == nil && self.keys.mayBeWritten(hash)
+        }
+
         private mutating func enqueue(_ id: ItemID) {
             if self.queue.isEmpty { self.oldestStagedAt = .now }
             self.queue.append(id)

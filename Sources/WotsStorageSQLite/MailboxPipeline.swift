@@ -61,21 +61,34 @@ final class MailboxPipeline: Sendable {
     func stageAppend(_ request: AppendRequest, announce: @escaping Announcement)
         -> PendingWrite<MailboxReceipt>
     {
-        let (staging, startsCommitting, wakesWriter) = self.state.withLock { state in
-            let staging = state.stageAppend(request, announce: announce, maximumEarly: Self.maximumEarly)
-            return (staging, Self.startCommitting(&state), self.wakesWriter(&state))
-        }
-        var wakesWriterNow = wakesWriter
-        if case .staged(_, let early?) = staging, !announce(early) {
+        let staged = self.state.withLock { self.stage(request, announce: announce, in: &$0) }
+        return self.finish(staged, of: request, announce: announce)
+    }
+
+    /// What staging an append decided while it held the state.
+    private typealias AppendStaged = (staging: AppendStaging, startsCommitting: Bool, wakesWriter: Bool)
+
+    private func stage(_ request: AppendRequest, announce: @escaping Announcement, in state: inout State)
+        -> AppendStaged
+    {
+        let staging = state.stageAppend(request, announce: announce, maximumEarly: Self.maximumEarly)
+        return (staging, Self.startCommitting(&state), self.wakesWriter(&state))
+    }
+
+    private func finish(_ staged: AppendStaged, of request: AppendRequest, announce: Announcement)
+        -> PendingWrite<MailboxReceipt>
+    {
+        var wakesWriterNow = staged.wakesWriter
+        if case .staged(_, let early?) = staged.staging, !announce(early) {
             wakesWriterNow = self.state.withLock { state in
                 state.handedToNobody(early.envelope.header.messageKey)
-                return self.wakesWriter(&state) || wakesWriter
+                return self.wakesWriter(&state) || staged.wakesWriter
             }
         }
         // Only now, so that a writer this starts knows whether the message was handed to a reader.
-        if startsCommitting { self.commitInBackground() }
+        if staged.startsCommitting { self.commitInBackground() }
         if wakesWriterNow { self.writerWakeUp.signal() }
-        switch staging {
+        switch staged.staging {
         case .staged(let write, _):
             return write
         case .duplicate(let original, let sameEnvelope):
@@ -99,14 +112,21 @@ final class MailboxPipeline: Sendable {
     func stageAppendUnlessLookUp(_ request: AppendRequest, announce: @escaping Announcement)
         -> PendingWrite<MailboxReceipt>?
     {
-        self.checkLookUp(request.envelope.header.messageKey, countsLookUp: false)
-            ? nil : self.stageAppend(request, announce: announce)
+        let key = request.envelope.header.messageKey
+        let hash = KeyPresenceFilter.hash(key)
+        // One hold of the state for the check and the staging: each hold is contended by the other event loop.
+        let staged = self.state.withLock { state -> AppendStaged? in
+            guard !state.mustLookUp(key, hash) else { return nil }
+            state.keys.lookupsSpared += 1
+            return self.stage(request, announce: announce, in: &state)
+        }
+        return staged.map { self.finish($0, of: request, announce: announce) }
     }
 
     private func checkLookUp(_ key: MessageKey, countsLookUp: Bool) -> Bool {
         let hash = KeyPresenceFilter.hash(key)
         return self.state.withLock { state in
-            let mustLookUp = state.appendsByKey[key] == nil && state.keys.mayBeWritten(hash)
+            let mustLookUp = state.mustLookUp(key, hash)
             if !mustLookUp {
                 state.keys.lookupsSpared += 1
             } else if countsLookUp {
