@@ -105,7 +105,18 @@ final class MailboxPipeline: Sendable {
 
     /// Whether an append of this key must look for it in the database first: false when a write of it is staged
     /// (`stageAppend` finds that one) or when the key filter knows it was never written.
-    func mustLookUp(_ key: MessageKey) -> Bool { self.checkLookUp(key, countsLookUp: true) }
+    func mustLookUp(_ key: MessageKey) -> Bool {
+        let hash = KeyPresenceFilter.hash(key)
+        return self.state.withLock { state in
+            let mustLookUp = state.mustLookUp(key, hash)
+            if mustLookUp {
+                state.keys.lookupsMade += 1
+            } else {
+                state.keys.lookupsSpared += 1
+            }
+            return mustLookUp
+        }
+    }
 
     /// `stageAppend` when the key need not be looked for in the database first (`mustLookUp` false); nil, with
     /// nothing staged or counted as a lookup, when it must.
@@ -121,19 +132,6 @@ final class MailboxPipeline: Sendable {
             return self.stage(request, announce: announce, in: &state)
         }
         return staged.map { self.finish($0, of: request, announce: announce) }
-    }
-
-    private func checkLookUp(_ key: MessageKey, countsLookUp: Bool) -> Bool {
-        let hash = KeyPresenceFilter.hash(key)
-        return self.state.withLock { state in
-            let mustLookUp = state.mustLookUp(key, hash)
-            if !mustLookUp {
-                state.keys.lookupsSpared += 1
-            } else if countsLookUp {
-                state.keys.lookupsMade += 1
-            }
-            return mustLookUp
-        }
     }
 
     /// What the key filter holds and spared (`MailboxStatistics.keyFilter`).
