@@ -53,8 +53,9 @@ extension MailboxPipeline.State {
                 } else if let late = results.late[id] {
                     let unchanged = self.counters[append.recipient]?.outsideChanges == append.outsideChangesWhenTaken
                     self.numberedByDatabase(append.recipient, leaving: unchanged ? late.counter : nil)
+                    // Handed out before its sender hears the receipt, as a message numbered early is: whoever
+                    // sees the receipt finds the message announced.
                     settlements.append {
-                        append.write.settle(late.result.mapError { $0 })
                         if case .success(let receipt) = late.result, receipt.isNew {
                             _ = append.announce(
                                 MailboxMessage(
@@ -64,6 +65,7 @@ extension MailboxPipeline.State {
                                 )
                             )
                         }
+                        append.write.settle(late.result.mapError { $0 })
                     }
                 }
             case .acknowledgement(let acknowledgement):
