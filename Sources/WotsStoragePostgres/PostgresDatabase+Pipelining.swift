@@ -8,6 +8,8 @@ extension PostgresDatabase {
     /// group commits a second the relay made. A statement that fails leaves the transaction aborted: the statements
     /// after it fail, and the `COMMIT` rolls it back.
     ///
+    /// The transaction plans with sequential scans, hash joins and merge joins off (`indexOnlyPlanning`).
+    ///
     /// Retried, errors mapped and health recorded as `transaction` does.
     /// - Returns: what `read` makes of each statement's rows (in order), once the transaction committed.
     func pipelinedTransaction<Result: Sendable>(
@@ -26,14 +28,26 @@ extension PostgresDatabase {
         }
     }
 
+    /// Turns sequential scans, hash joins and merge joins off until the transaction ends (`set_config(…, true)`).
+    ///
+    /// Every statement of the pipelined transactions finds its rows by key, so the plan of index lookups is the right
+    /// one at any size of the tables; the planner would choose a whole-table read for tables of a few pages, and the
+    /// session keeps the plans of the functions it calls (migration 0014), long after the tables have grown.
+    static let indexOnlyPlanning: PostgresQuery = """
+        SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
+            set_config('enable_mergejoin', 'off', true)
+        """
+
     /// Writes the transaction's statements without waiting for any answer; the connection keeps their order.
     private static func send(
         _ statements: [PostgresQuery],
         on connection: PostgresConnection,
         logger: Logger
     ) -> [EventLoopFuture<PostgresQueryResult>] {
-        (["BEGIN"] + statements + ["COMMIT"]).map { connection.query($0, logger: logger) }
+        (Self.opening + statements + ["COMMIT"]).map { connection.query($0, logger: logger) }
     }
+
+    private static let opening: [PostgresQuery] = ["BEGIN", PostgresDatabase.indexOnlyPlanning]
 
     /// Waits for every answer, so the connection goes back to its pool outside any transaction, and returns the
     /// statements' rows, or the first error.
@@ -50,6 +64,6 @@ extension PostgresDatabase {
         guard let ending = try results.last?.get().metadata.command, ending == "COMMIT" else {
             throw WotsError(.storageUnavailable, "the database rolled back a transaction that reported no error")
         }
-        return Array(rows.dropFirst().dropLast())
+        return Array(rows.dropFirst(Self.opening.count).dropLast())
     }
 }
