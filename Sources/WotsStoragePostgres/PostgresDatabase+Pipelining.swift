@@ -8,7 +8,11 @@ extension PostgresDatabase {
     /// group commits a second the relay made. A statement that fails leaves the transaction aborted: the statements
     /// after it fail, and the `COMMIT` rolls it back.
     ///
-    /// The transaction plans with sequential scans, hash joins and merge joins off (`indexOnlyPlanning`).
+    /// The functions these transactions call plan with sequential scans, hash joins and merge joins off (their own
+    /// `SET` clauses, migration 0015): every statement in them finds its rows by key, so the plan of index lookups is
+    /// the right one at any size of the tables, and the session keeps the plans it makes (migration 0014) long after
+    /// the tables have grown. Until 0015 the transaction opened with a statement that turned them off, one more
+    /// exchange with the server per group commit.
     ///
     /// Retried, errors mapped and health recorded as `transaction` does.
     /// - Returns: what `read` makes of each statement's rows (in order), once the transaction committed.
@@ -28,16 +32,6 @@ extension PostgresDatabase {
         }
     }
 
-    /// Turns sequential scans, hash joins and merge joins off until the transaction ends (`set_config(…, true)`).
-    ///
-    /// Every statement of the pipelined transactions finds its rows by key, so the plan of index lookups is the right
-    /// one at any size of the tables; the planner would choose a whole-table read for tables of a few pages, and the
-    /// session keeps the plans of the functions it calls (migration 0014), long after the tables have grown.
-    static let indexOnlyPlanning: PostgresQuery = """
-        SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
-            set_config('enable_mergejoin', 'off', true)
-        """
-
     /// Writes the transaction's statements without waiting for any answer; the connection keeps their order.
     private static func send(
         _ statements: [PostgresQuery],
@@ -47,7 +41,8 @@ extension PostgresDatabase {
         (Self.opening + statements + ["COMMIT"]).map { connection.query($0, logger: logger) }
     }
 
-    private static let opening: [PostgresQuery] = ["BEGIN", PostgresDatabase.indexOnlyPlanning]
+    /// The statements that open every pipelined transaction, before its own.
+    static let opening: [PostgresQuery] = ["BEGIN"]
 
     /// Waits for every answer, so the connection goes back to its pool outside any transaction, and returns the
     /// statements' rows, or the first error.

@@ -93,7 +93,7 @@ struct PostgresSpecificAppendTests {
                 )
             }
 
-            #expect(try await nodeB.migrate() == Array(2...14))
+            #expect(try await nodeB.migrate() == Array(2...15))
             #expect(try await nodeA.migrate() == [])
             let recipient = TestValues.token()
             let receipts = try await nodeA.mailboxes.append(
@@ -122,6 +122,6 @@ struct PostgresSpecificAppendTests {
         let statements = Migration.statements(in: text)
         #expect(statements.count == 3)
         #expect(statements[1].hasPrefix("CREATE FUNCTION") && statements[1].hasSuffix("$$;"))
-        #expect(try Migration.bundled().map(\.version) == Array(1...14))
+        #expect(try Migration.bundled().map(\.version) == Array(1...15))
     }
 }

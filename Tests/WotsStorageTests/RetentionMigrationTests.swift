@@ -70,7 +70,7 @@ struct RetentionMigrationTests {
             ).collect().map { try $0.decode(String.self) }
             #expect(outcomes == ["stored", "stored"])
 
-            #expect(try await nodeB.migrate() == Array(5...14))
+            #expect(try await nodeB.migrate() == Array(5...15))
             try await Self.expectUpgraded(nodeA.mailboxes, alice, bob, waiting)
         }
     }
