@@ -18,6 +18,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
     let database: PostgresDatabase
     private let appends: GroupCommitQueue<MailboxAppend, MailboxReceipt>
     private let acknowledgements: GroupCommitQueue<Acknowledgement, [MessageKey]>
+    private let unsettledAppends = UnsettledAppends()
 
     /// One `acknowledge` call's arguments.
     struct Acknowledgement: Sendable {
@@ -43,14 +44,21 @@ public struct PostgresMailboxRepository: MailboxRepository {
         mailboxCapacity: Int,
         mailboxQuota: Int
     ) async throws -> MailboxReceipt {
-        try await self.appends.submit(
+        try await self.enqueue(
             MailboxAppend(
                 envelope: envelope,
                 receivedAt: receivedAt,
                 mailboxCapacity: mailboxCapacity,
                 mailboxQuota: mailboxQuota
             )
-        )
+        ).outcome()
+    }
+
+    /// Takes an append into the group commit, and holds it for the acknowledgements of its message until it settles.
+    private func enqueue(_ append: MailboxAppend) -> PendingWrite<MailboxReceipt> {
+        let write = self.appends.enqueue(append)
+        self.unsettledAppends.track(append.envelope.header.messageKey, write)
+        return write
     }
 
     public func enqueueAppend(
@@ -94,7 +102,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
     ) -> PendingWrite<MailboxReceipt> {
         // Numbered by PostgreSQL inside the transaction (several relay processes may share the counters), so a new
         // message is announced only once committed.
-        self.appends.enqueue(
+        self.enqueue(
             MailboxAppend(
                 envelope: envelope,
                 receivedAt: receivedAt,
@@ -114,15 +122,29 @@ public struct PostgresMailboxRepository: MailboxRepository {
     public func enqueueAcknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws
         -> PendingWrite<[MessageKey]>
     {
-        // Group-committed like appends: a stream hands over acknowledgements without waiting for each, and one
-        // transaction per acknowledgement would take a pooled connection each.
-        self.acknowledgements.enqueue(Acknowledgement(keys: keys, recipient: recipient, now: now))
+        self.stageAcknowledgement(keys, for: recipient, at: now)
     }
 
     public func enqueueAcknowledgeNow(_ keys: [MessageKey], for recipient: Token, at now: Date) throws
         -> PendingWrite<[MessageKey]>?
     {
-        self.acknowledgements.enqueue(Acknowledgement(keys: keys, recipient: recipient, now: now))
+        self.stageAcknowledgement(keys, for: recipient, at: now)
+    }
+
+    /// Group-committed like appends: a stream hands over acknowledgements without waiting for each, and one
+    /// transaction per acknowledgement would take a pooled connection each. One that names a message whose append is
+    /// still unsettled is taken once it settled, so that it applies after it.
+    private func stageAcknowledgement(_ keys: [MessageKey], for recipient: Token, at now: Date)
+        -> PendingWrite<[MessageKey]>
+    {
+        let request = Acknowledgement(keys: keys, recipient: recipient, now: now)
+        let awaited = self.unsettledAppends.unsettled(of: keys)
+        guard !awaited.isEmpty else { return self.acknowledgements.enqueue(request) }
+        let acknowledged = PendingWrite<[MessageKey]>()
+        UnsettledAppends.whenAllSettled(awaited) { [acknowledgements] in
+            acknowledgements.enqueue(request).whenSettled { acknowledged.settle($0) }
+        }
+        return acknowledged
     }
 
     public func append(
@@ -198,7 +220,7 @@ public struct PostgresMailboxRepository: MailboxRepository {
     @discardableResult
     public func acknowledge(_ keys: [MessageKey], for recipient: Token, at now: Date) async throws -> [MessageKey] {
         guard !keys.isEmpty else { return [] }
-        return try await self.acknowledgements.submit(Acknowledgement(keys: keys, recipient: recipient, now: now))
+        return try await self.stageAcknowledgement(keys, for: recipient, at: now).outcome()
     }
 
     /// Acknowledgements in one transaction of two statements, however many: the counters of their recipients are

@@ -114,4 +114,46 @@ extension StorageContractTests {
             #expect(try await backend.mailboxes.depth(of: bob) == 1)
         }
     }
+
+    /// A store may write appends and acknowledgements that arrive together in one transaction, in whatever order
+    /// suits it, except that an acknowledgement taken after the append of its own message applies after it.
+    @Test(arguments: StorageBackendKind.allCases)
+    func anAcknowledgementEnqueuedRightBehindItsMessagesAppendDeletesIt(kind: StorageBackendKind) async throws {
+        try await withBackend(kind) { backend in
+            let (alice, bob) = (TestValues.token(), TestValues.token())
+            let acknowledged = (0..<60).map { _ in TestValues.envelope(from: alice, to: bob) }
+            let kept = (0..<60).map { _ in TestValues.envelope(from: alice, to: bob) }
+            var appends: [PendingWrite<MailboxReceipt>] = []
+            var acknowledgements: [PendingWrite<[MessageKey]>] = []
+            // Nothing is awaited until every write was handed over, so that most pairs share a group commit.
+            for (gone, stays) in zip(acknowledged, kept) {
+                for envelope in [gone, stays] {
+                    appends.append(
+                        try await backend.mailboxes.enqueueAppend(
+                            envelope,
+                            receivedAt: TestValues.time(),
+                            mailboxCapacity: Self.capacity,
+                            mailboxQuota: .max,
+                            announce: { _ in false }
+                        )
+                    )
+                }
+                acknowledgements.append(
+                    try await backend.mailboxes.enqueueAcknowledge(
+                        [gone.header.messageKey],
+                        for: bob,
+                        at: TestValues.time()
+                    )
+                )
+            }
+
+            for append in appends { #expect(try await append.outcome().isNew) }
+            for (acknowledgement, gone) in zip(acknowledgements, acknowledged) {
+                #expect(try await acknowledgement.outcome() == [gone.header.messageKey])
+            }
+            let left = try await backend.mailboxes.messages(for: bob, after: 0, limit: 200)
+            #expect(left.map(\.envelope) == kept)
+            #expect(try await backend.mailboxes.depth(of: bob) == kept.count)
+        }
+    }
 }
