@@ -115,8 +115,8 @@ extension StorageContractTests {
         }
     }
 
-    /// A store may write appends and acknowledgements that arrive together in one transaction, in whatever order
-    /// suits it, except that an acknowledgement taken after the append of its own message applies after it.
+    /// A store may write appends and acknowledgements handed over together in whatever order or transactions suit it,
+    /// except that an acknowledgement taken after the append of its own message applies after it.
     @Test(arguments: StorageBackendKind.allCases)
     func anAcknowledgementEnqueuedRightBehindItsMessagesAppendDeletesIt(kind: StorageBackendKind) async throws {
         try await withBackend(kind) { backend in
@@ -125,7 +125,8 @@ extension StorageContractTests {
             let kept = (0..<60).map { _ in TestValues.envelope(from: alice, to: bob) }
             var appends: [PendingWrite<MailboxReceipt>] = []
             var acknowledgements: [PendingWrite<[MessageKey]>] = []
-            // Nothing is awaited until every write was handed over, so that most pairs share a group commit.
+            // Nothing is awaited until every write was handed over, so that most acknowledgements are taken while
+            // their message's append is still being written.
             for (gone, stays) in zip(acknowledged, kept) {
                 for envelope in [gone, stays] {
                     appends.append(
