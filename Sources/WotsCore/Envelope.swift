@@ -4,7 +4,19 @@
 public struct Envelope: Sendable, Hashable {
     /// Domain-separation label that starts the signed bytes of a version (the zero byte follows it):
     /// `wots-envelope-v1` or `wots-envelope-v2`.
-    public static func signatureLabel(version: UInt8) -> [UInt8] { Array("wots-envelope-v\(version)".utf8) + [0] }
+    public static func signatureLabel(version: UInt8) -> [UInt8] {
+        switch version {
+        case 1: Self.version1Label
+        case 2: Self.version2Label
+        default: Self.makeSignatureLabel(version: version)
+        }
+    }
+
+    private static let version1Label = Self.makeSignatureLabel(version: 1)
+    private static let version2Label = Self.makeSignatureLabel(version: 2)
+
+    private static func makeSignatureLabel(version: UInt8) -> [UInt8] { Array("wots-envelope-v\(version)".utf8) + [0] }
+
     public static let nonceSize = 12
 
     public var header: EnvelopeHeader
@@ -25,25 +37,27 @@ public struct Envelope: Sendable, Hashable {
         self.signature = signature
     }
 
-    /// Everything but the signature, as laid out in `serialized`.
-    private var unsignedBody: [UInt8] {
-        var writer = ByteWriter(
-            capacity: self.header.encodedSize + self.wrappedKey.count + self.ciphertext.count + 32
-        )
-        writer.write(self.header.encoded)
+    /// Writes everything but the signature, as laid out in `serialized`.
+    private func writeUnsignedBody(to writer: inout ByteWriter) {
+        self.header.write(to: &writer)
         writer.write(uint16Prefixed: self.wrappedKey)
         writer.write(uint16Prefixed: self.nonce)
         writer.write(uint32Prefixed: self.ciphertext)
-        return writer.bytes
     }
 
     /// The bytes the sender signs: label, zero byte, header, wrapped key, nonce, ciphertext with tag.
-    public var signedBytes: [UInt8] { Self.signatureLabel(version: self.header.version) + self.unsignedBody }
+    public var signedBytes: [UInt8] {
+        let label = Self.signatureLabel(version: self.header.version)
+        var writer = ByteWriter(capacity: label.count + self.serializedSize - 2 - self.signature.count)
+        writer.write(label)
+        self.writeUnsignedBody(to: &writer)
+        return writer.bytes
+    }
 
     /// The canonical binary form: header, then length-prefixed wrapped key, nonce, ciphertext and signature.
     public var serialized: [UInt8] {
-        var writer = ByteWriter()
-        writer.write(self.unsignedBody)
+        var writer = ByteWriter(capacity: self.serializedSize)
+        self.writeUnsignedBody(to: &writer)
         writer.write(uint16Prefixed: self.signature)
         return writer.bytes
     }

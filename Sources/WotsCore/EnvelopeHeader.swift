@@ -57,6 +57,12 @@ public struct EnvelopeHeader: Sendable, Hashable {
     /// The 121 (version 1) or 129 (version 2) header bytes, in the order SECURITY.md gives.
     public var encoded: [UInt8] {
         var writer = ByteWriter(capacity: self.encodedSize)
+        self.write(to: &writer)
+        return writer.bytes
+    }
+
+    /// Appends `encoded` to `writer` without building it apart.
+    package func write(to writer: inout ByteWriter) {
         writer.write(integer: self.version)
         withUnsafeBytes(of: self.messageID.uuid) { writer.write($0) }
         writer.write(self.sender.bytes)
@@ -67,7 +73,6 @@ public struct EnvelopeHeader: Sendable, Hashable {
         if self.version != 1 {
             writer.write(integer: self.expiresAtMilliseconds)
         }
-        return writer.bytes
     }
 
     /// Parses a header from the reader.

@@ -61,7 +61,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
                     WotsError(.mailboxFull, "mailbox of \(header.recipient) holds \(capacity) messages already")
                 )
             }
-            let size = envelope.serialized.count
+            let size = envelope.serializedSize
             guard size <= quota - mailbox.bytes else {
                 return .failure(.quotaExceeded(recipient: header.recipient, envelopeSize: size, quota: quota))
             }
@@ -86,7 +86,7 @@ public final class InMemoryMailboxRepository: MailboxRepository {
             mailbox.messages.removeAll { message in
                 guard shouldRemove(message) else { return false }
                 self.sequences.removeValue(forKey: message.envelope.header.messageKey)
-                mailbox.bytes -= message.envelope.serialized.count
+                mailbox.bytes -= message.envelope.serializedSize
                 removed.append(message)
                 return true
             }

@@ -107,7 +107,7 @@ extension MailboxAppend {
             return .failure(
                 .quotaExceeded(
                     recipient: header.recipient,
-                    envelopeSize: append.envelope.serialized.count,
+                    envelopeSize: append.envelope.serializedSize,
                     quota: append.mailboxQuota
                 )
             )

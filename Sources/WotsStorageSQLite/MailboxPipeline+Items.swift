@@ -65,7 +65,7 @@ extension MailboxPipeline {
 
         var key: MessageKey { self.request.envelope.header.messageKey }
         var recipient: Token { self.request.envelope.header.recipient }
-        var size: Int { self.request.envelope.serialized.count }
+        var size: Int { self.request.envelope.serializedSize }
     }
 
     /// An acknowledgement waiting for its commit.

@@ -311,7 +311,7 @@ extension AppendRequest {
     var overQuota: WotsError {
         .quotaExceeded(
             recipient: self.envelope.header.recipient,
-            envelopeSize: self.envelope.serialized.count,
+            envelopeSize: self.envelope.serializedSize,
             quota: self.mailboxQuota
         )
     }

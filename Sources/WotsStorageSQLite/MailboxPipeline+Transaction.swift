@@ -101,7 +101,7 @@ extension MailboxPipeline {
             } else {
                 try AppendRequest.insert(message, in: self.db)
                 delta.depth += 1
-                delta.bytes += message.envelope.serialized.count
+                delta.bytes += message.envelope.serializedSize
             }
             delta.next = max(delta.next, message.sequence + 1)
             self.deltas[header.recipient] = delta

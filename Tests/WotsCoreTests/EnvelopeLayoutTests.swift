@@ -53,6 +53,8 @@ import WotsCore
         let label = Array("wots-envelope-v\(version)".utf8) + [0]
         #expect(signed.starts(with: label))
         #expect(signed.count == label.count + envelope.serializedSize - 2 - 256)
+        // The label, then every serialized byte before the signature's length and the signature.
+        #expect(signed == label + envelope.serialized.dropLast(2 + 256))
     }
 
     @Test func aVersion2JSONEnvelopeWithoutExpiresAtIsRefused() throws {

@@ -119,7 +119,8 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             plaintextSize: self.plaintext
         )
         let total = sealed.map { $0.reduce(0) { $0 + $1.count } }.reduce(0, +)
-        let envelopeBytes = sealed[0][0][0].body.readableBytes
+        // Any shape may have no messages (`--store-per-sender 0`): the size is read from the first that has one.
+        let envelopeBytes = sealed.lazy.flatMap { $0 }.first { !$0.isEmpty }?.first?.body.readableBytes ?? 0
         say(
             "sealed \(total) envelopes in \(String(format: "%.1f", Double(now() - clock) / 1e9)) s "
                 + "(\(envelopeBytes) bytes of JSON each, plaintext \(self.plaintext) bytes)"
@@ -131,6 +132,8 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
     /// Shape 1: durable store, recipients offline; counts only 202s. Returns how many were stored.
     private func measureStore(_ storeSet: [[SealedMessage]], senders: [BenchUser], api: RelayAPI) async throws -> Int {
         let label = self.common.label
+        // Nothing to store (`--store-per-sender 0`): no rate or CPU figure is made of an empty shape.
+        guard storeSet.contains(where: { !$0.isEmpty }) else { return 0 }
         let counts = Locked((accepted: 0, other: [UInt: Int]()))
         var lanes: [(PostConnection, String, [ByteBuffer])] = []
         for (index, messages) in storeSet.enumerated() {
@@ -193,8 +196,10 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
             collector: collector,
             acks: self.acks
         )
+        // With nothing stored (`--store-per-sender 0`) there is nothing to drain: the recipients stay connected.
+        guard stored > 0 else { return connections }
         let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
-        let elapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
+        let elapsed = Double(max(collector.deliveredGoalTime ?? now(), start) - start) / 1e9
         for connection in connections { try await connection.flushAcks() }
         let delivered = collector.delivered
         say(
