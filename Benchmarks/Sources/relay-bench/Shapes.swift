@@ -199,7 +199,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         // With nothing stored (`--store-per-sender 0`) there is nothing to drain: the recipients stay connected.
         guard stored > 0 else { return connections }
         let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
-        let elapsed = Double(max(collector.deliveredGoalTime ?? now(), start) - start) / 1e9
+        let elapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
         for connection in connections { try await connection.flushAcks() }
         let delivered = collector.delivered
         say(
