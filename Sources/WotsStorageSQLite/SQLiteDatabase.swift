@@ -120,6 +120,19 @@ public final class SQLiteDatabase: Sendable {
             throw SQLiteDatabase.storageError(error, while: "open \(path)")
         }
         try await self.migrate()
+        try await self.keepStatementJournalsInMemory()
+    }
+
+    /// A statement in a batch keeps the pages it changes in a statement journal (an `INSERT OR REPLACE` does); SQLite
+    /// spills one that outgrows 64 KiB to a temporary file and then writes every later statement's pages there until
+    /// the transaction ends: two `pwrite64` a page, 22 a message while the writer deleted a drained mailbox. Set after
+    /// the migrations, whose index builds may sort more than fits in memory.
+    private func keepStatementJournalsInMemory() async throws {
+        do {
+            try await self.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+        } catch {
+            throw SQLiteDatabase.storageError(error, while: "open \(self.path)")
+        }
     }
 
     /// Closes every connection. Later calls on the repositories fail with `WotsError` `storage_unavailable`.

@@ -112,7 +112,7 @@ struct SQLiteDatabaseTests {
         #expect(bundled.map(\.version) == Array(1...bundled.count))
     }
 
-    @Test func theDatabaseRunsInWALModeWithFullSynchronousWritesForeignKeysAndALargerWriterCache() async throws {
+    @Test func theDatabaseRunsInWALModeWithFullSynchronousWritesForeignKeysALargerWriterCacheAndJournalsInMemory() async throws {
         try await withFolder { folder in
             let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
             let settings = try await database.write("reading pragmas") { db in
@@ -120,13 +120,15 @@ struct SQLiteDatabaseTests {
                     try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                     try Int.fetchOne(db, sql: "PRAGMA synchronous"),
                     try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
-                    try Int.fetchOne(db, sql: "PRAGMA cache_size")
+                    try Int.fetchOne(db, sql: "PRAGMA cache_size"),
+                    try Int.fetchOne(db, sql: "PRAGMA temp_store")
                 )
             }
             #expect(settings.0 == "wal")
             #expect(settings.1 == 2)  // FULL
             #expect(settings.2 == 1)
             #expect(settings.3 == -32_768, "the writer keeps 32 MiB of pages, not SQLite's 2 MiB")
+            #expect(settings.4 == 2, "statement journals stay in memory instead of spilling to a temporary file")
             try await database.ping()
             try database.close()
             await expectStorageError(.storageUnavailable) { try await database.ping() }
