@@ -33,8 +33,7 @@ extension Shapes {
         result("\(label).online_msgs", "\(delivered)")
         result("\(label).online_rate", Double(delivered) / elapsed)
         if let busy = cpu.relay.coresBusy() { result("\(label).online_relay_cores", busy, digits: 2) }
-        for connection in recipients { try await connection.flushAcks() }
-        try await Task.sleep(for: .milliseconds(500))
+        for connection in recipients { try await connection.settleAcks() }
         return Double(delivered) / elapsed
     }
 

@@ -82,7 +82,7 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
                 ratePerSender: perSender,
                 collector: collector
             )
-            for connection in recipientConnections { try await connection.flushAcks() }
+            for connection in recipientConnections { try await connection.settleAcks() }
         }
         // Last, so that every shape before it runs on the database it ran on before this one was added.
         await StreamConnection.closeAll(recipientConnections)
@@ -199,18 +199,21 @@ struct Shapes: AsyncParsableCommand, BenchCommand {
         // With nothing stored (`--store-per-sender 0`) there is nothing to drain: the recipients stay connected.
         guard stored > 0 else { return connections }
         let complete = try await waitUntil(seconds: self.timeout) { collector.delivered >= stored }
-        let elapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
-        for connection in connections { try await connection.flushAcks() }
+        let deliveredElapsed = Double((collector.deliveredGoalTime ?? now()) - start) / 1e9
+        // Drained means deleted: the relay answers each `ack` once its deletions are written.
+        for connection in connections { try await connection.settleAcks() }
+        let elapsed = Double(now() - start) / 1e9
         let delivered = collector.delivered
         say(
-            "drain: \(delivered) of \(stored) delivered and acked in \(String(format: "%.2f", elapsed)) s = "
-                + "\(Int(Double(delivered) / elapsed)) msg/s" + (complete ? "" : " (TIMED OUT)") + cpu.summary
+            "drain: \(delivered) of \(stored) delivered in \(String(format: "%.2f", deliveredElapsed)) s = "
+                + "\(Int(Double(delivered) / deliveredElapsed)) msg/s, every ack written after "
+                + "\(String(format: "%.2f", elapsed)) s = \(Int(Double(delivered) / elapsed)) msg/s"
+                + (complete ? "" : " (TIMED OUT)") + cpu.summary
         )
         result("\(label).drain_msgs", "\(delivered)")
         result("\(label).drain_rate", Double(delivered) / elapsed)
+        result("\(label).drain_delivered_rate", Double(delivered) / deliveredElapsed)
         if let busy = cpu.relay.coresBusy() { result("\(label).drain_relay_cores", busy, digits: 2) }
-        // Let the acks land before the next shape.
-        try await Task.sleep(for: .milliseconds(500))
         return connections
     }
 }

@@ -27,6 +27,10 @@ final class StreamClientHandler: ChannelInboundHandler {
     private var needsFlush = false
     private var acknowledgements = AcknowledgementBatch()
     private var isAckUnanswered = false
+    /// `ack` frames written and not answered yet (`acked` or `error`).
+    private var unansweredAckFrames = 0
+    /// Waiting for every `ack` frame to be answered: the relay answers one once its deletions are written.
+    private var acksSettled: [EventLoopPromise<Void>] = []
     private var sends = PacedSends()
     /// Message id → its scheduled send time (ns), while latency is measured.
     private var schedule: [MessageIDKey: UInt64]?
@@ -59,6 +63,8 @@ final class StreamClientHandler: ChannelInboundHandler {
         self.ready?.fail(BenchError("the stream closed before the relay said ready"))
         self.ready = nil
         self.sends.fail(BenchError("the stream closed while sending"))
+        for settled in self.acksSettled { settled.fail(BenchError("the stream closed before its acks were answered")) }
+        self.acksSettled = []
         self.context = nil
         context.fireChannelInactive()
     }
@@ -131,6 +137,21 @@ final class StreamClientHandler: ChannelInboundHandler {
     func flushAcknowledgements() {
         while !self.acknowledgements.isEmpty { self.writeAck() }
         if let context { self.flushIfNeeded(context) }
+    }
+
+    /// Sends what waits to be acknowledged and succeeds `settled` once every `ack` frame written was answered.
+    func settleAcknowledgements(_ settled: EventLoopPromise<Void>, timeout: TimeAmount) {
+        self.flushAcknowledgements()
+        guard self.unansweredAckFrames > 0, let context else { return settled.succeed() }
+        self.acksSettled.append(settled)
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: timeout) {
+            let handler = loopBound.value
+            guard let index = handler.acksSettled.firstIndex(where: { $0.futureResult === settled.futureResult })
+            else { return }
+            handler.acksSettled.remove(at: index)
+            settled.fail(BenchError("\(handler.unansweredAckFrames) ack frames unanswered after \(timeout)"))
+        }
     }
 
     /// Starts the close handshake (1000).
@@ -244,9 +265,14 @@ final class StreamClientHandler: ChannelInboundHandler {
 
     /// The relay answered an `ack` frame: under `coalesced`, what arrived meanwhile goes now.
     private func ackAnswered() {
-        guard self.acks == .coalesced else { return }
-        self.isAckUnanswered = false
-        if !self.acknowledgements.isEmpty { self.writeAck() }
+        self.unansweredAckFrames = max(0, self.unansweredAckFrames - 1)
+        if self.acks == .coalesced {
+            self.isAckUnanswered = false
+            if !self.acknowledgements.isEmpty { self.writeAck() }
+        }
+        guard self.unansweredAckFrames == 0, self.acknowledgements.isEmpty else { return }
+        for settled in self.acksSettled { settled.succeed() }
+        self.acksSettled = []
     }
 
     private func sendAnswered() {
@@ -261,6 +287,7 @@ final class StreamClientHandler: ChannelInboundHandler {
         self.collector.countAckFrame()
         payload.withUnsafeReadableBytes { self.write(opcode: ClientFrames.text, payload: $0) }
         self.isAckUnanswered = true
+        self.unansweredAckFrames += 1
     }
 
     private func fillWindow() {

@@ -99,6 +99,14 @@ final class StreamConnection: Sendable {
 
     func flushAcks() async throws { try await self.handler.submit { $0.flushAcknowledgements() } }
 
+    /// Sends what waits to be acknowledged and returns once the relay answered every `ack` frame, i.e. wrote every
+    /// deletion: what a shape left for the relay's writer is done before the next shape's clock starts.
+    func settleAcks(timeout: TimeAmount = .seconds(60)) async throws {
+        let settled = self.channel.eventLoop.makePromise(of: Void.self)
+        self.handler.execute { $0.settleAcknowledgements(settled, timeout: timeout) }
+        try await settled.futureResult.get()
+    }
+
     /// Starts the close handshake and waits until the socket closed (at most 5 s, then closes it).
     func close() async {
         self.handler.execute { $0.sendClose() }
