@@ -74,12 +74,21 @@ struct StreamWriter: Sendable {
 }
 
 /// Fails any frame written after a close frame: RFC 6455 §5.5.1 forbids data after it, and frames written by
-/// `StreamWriter` do not pass the WebSocket library's own close state.
+/// `StreamWriter` do not pass the WebSocket library's own close state. Also the way for `StreamOutbox` to write text
+/// frames it framed itself (`writeFramed`) below the library's frame encoder, under the same rule.
 final class CloseFence: ChannelOutboundHandler {
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private var isClosed = false
+    /// The frame encoder's context: what is written there goes on toward the socket as bytes.
+    private var encoder: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.encoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.encoder = nil }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let frame = Self.unwrapOutboundIn(data)
@@ -89,5 +98,17 @@ final class CloseFence: ChannelOutboundHandler {
         }
         if frame.opcode == .connectionClose { self.isClosed = true }
         context.write(data, promise: promise)
+    }
+
+    /// Writes `bytes`, whole data frames as `WebSocketFrameEncoder` would frame them, past the encoder; false (and
+    /// nothing written) when this pipeline has no encoder.
+    func writeFramed(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) -> Bool {
+        guard let encoder = self.encoder else { return false }
+        guard !self.isClosed else {
+            promise?.fail(ChannelError.outputClosed)
+            return true
+        }
+        encoder.write(NIOAny(bytes), promise: promise)
+        return true
     }
 }
