@@ -120,7 +120,7 @@ def main():
         out.append(f"| {title} | " + " | ".join(cells) + " |")
 
     row("1. durable store, msg/s (202s only / stored)", "store_rate", "store")
-    row("2. drain, msg/s", "drain_rate", "drain")
+    row("2. drain, msg/s (Wots: until every `ack` is answered, i.e. its deletions written)", "drain_rate", "drain")
     row("3. online at saturation, msg/s delivered", "online_rate", "online")
     per_core, micros = [], []
     for label, _ in systems:
