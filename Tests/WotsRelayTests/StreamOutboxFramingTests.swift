@@ -41,7 +41,8 @@ import WotsCore
         try library.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
         for channel in [framed, library] {
             let writer = StreamWriter(channel: channel, maximumFrameSize: 1 << 17)
-            let done = writer.write(try writer.encode(Self.frames) + writer.encode([.subscribed(ref: "d", directory: false)]))
+            let last: [RelayFrame] = [.subscribed(ref: "d", directory: false)]
+            let done = writer.write(try writer.encode(Self.frames) + writer.encode(last))
             channel.embeddedEventLoop.run()
             try done.wait()
         }

@@ -112,7 +112,7 @@ struct SQLiteDatabaseTests {
         #expect(bundled.map(\.version) == Array(1...bundled.count))
     }
 
-    @Test func theDatabaseRunsInWALModeWithFullSynchronousWritesForeignKeysALargerWriterCacheAndJournalsInMemory() async throws {
+    @Test func walFullSynchronousForeignKeysALargerWriterCacheAndStatementJournalsInMemory() async throws {
         try await withFolder { folder in
             let database = try await SQLiteDatabase(path: folder.appendingPathComponent("wots.sqlite").path)
             let settings = try await database.write("reading pragmas") { db in
