@@ -28,6 +28,23 @@ import WotsCore
 
     static func joined(_ buffers: [ByteBuffer]) -> [UInt8] { buffers.flatMap { Array($0.readableBytesView) } }
 
+    /// What the relay's pipeline and the library's encoder alone each write for the same frames.
+    static func writtenBoth(
+        maximumFrameSize: Int = 1 << 17,
+        _ frames: (StreamWriter) throws -> [WebSocketFrame]
+    ) throws -> (framed: [ByteBuffer], library: [ByteBuffer]) {
+        let framed = try Self.fencedChannel()
+        let library = EmbeddedChannel()
+        try library.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
+        for channel in [framed, library] {
+            let writer = StreamWriter(channel: channel, maximumFrameSize: maximumFrameSize)
+            let done = writer.write(try frames(writer))
+            channel.embeddedEventLoop.run()
+            try done.wait()
+        }
+        return (try Self.buffers(framed), try Self.buffers(library))
+    }
+
     /// Replies whose JSON is short (7-bit length), medium (16-bit) and long (64-bit, split at the frame limit).
     static let frames: [RelayFrame] = [
         .subscribed(ref: "a", directory: true),
@@ -36,32 +53,15 @@ import WotsCore
     ]
 
     @Test func textFramesGoOutInOneBufferByteForByteAsTheLibraryFramesThem() throws {
-        let framed = try Self.fencedChannel()
-        let library = EmbeddedChannel()
-        try library.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
-        for channel in [framed, library] {
-            let writer = StreamWriter(channel: channel, maximumFrameSize: 1 << 17)
-            let last: [RelayFrame] = [.subscribed(ref: "d", directory: false)]
-            let done = writer.write(try writer.encode(Self.frames) + writer.encode(last))
-            channel.embeddedEventLoop.run()
-            try done.wait()
-        }
-        let framedBuffers = try Self.buffers(framed)
-        #expect(framedBuffers.count == 1, "one write for the whole batch")
-        #expect(Self.joined(framedBuffers) == Self.joined(try Self.buffers(library)))
+        let last: [RelayFrame] = [.subscribed(ref: "d", directory: false)]
+        let written = try Self.writtenBoth { try $0.encode(Self.frames) + $0.encode(last) }
+        #expect(written.framed.count == 1, "one write for the whole batch")
+        #expect(Self.joined(written.framed) == Self.joined(written.library))
     }
 
     @Test func continuationFramesAreFramedAsTheLibraryFramesThem() throws {
-        let framed = try Self.fencedChannel()
-        let library = EmbeddedChannel()
-        try library.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
-        for channel in [framed, library] {
-            let writer = StreamWriter(channel: channel, maximumFrameSize: 100)
-            let done = writer.write(try writer.encode([Self.frames[1]]))
-            channel.embeddedEventLoop.run()
-            try done.wait()
-        }
-        #expect(Self.joined(try Self.buffers(framed)) == Self.joined(try Self.buffers(library)))
+        let written = try Self.writtenBoth(maximumFrameSize: 100) { try $0.encode([Self.frames[1]]) }
+        #expect(Self.joined(written.framed) == Self.joined(written.library))
     }
 
     @Test func everyWriteOfTheBatchSucceedsOnceItsBytesAreWritten() throws {
@@ -89,18 +89,9 @@ import WotsCore
     }
 
     @Test func aBatchWithAPingGoesThroughTheLibraryInOrder() throws {
-        let framed = try Self.fencedChannel()
-        let library = EmbeddedChannel()
-        try library.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
-        for channel in [framed, library] {
-            let writer = StreamWriter(channel: channel, maximumFrameSize: 1 << 17)
-            let ping = WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())
-            let done = writer.write(try writer.encode([Self.frames[0]]) + [ping] + writer.encode([Self.frames[1]]))
-            channel.embeddedEventLoop.run()
-            try done.wait()
-        }
-        let framedBuffers = try Self.buffers(framed)
-        #expect(framedBuffers.count > 1, "frame by frame, through the encoder")
-        #expect(Self.joined(framedBuffers) == Self.joined(try Self.buffers(library)))
+        let ping = WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())
+        let written = try Self.writtenBoth { try $0.encode([Self.frames[0]]) + [ping] + $0.encode([Self.frames[1]]) }
+        #expect(written.framed.count > 1, "frame by frame, through the encoder")
+        #expect(Self.joined(written.framed) == Self.joined(written.library))
     }
 }
