@@ -49,10 +49,11 @@ final class StreamOutbox: Sendable {
 
     /// Text frames, the bulk of what a socket is sent, are framed here into one buffer and written past the frame
     /// encoder in one write: each frame through the pipeline's handlers cost a boxed frame, a header buffer and a
-    /// pending write of its own. False when a frame of another kind is among them (it takes the handlers' path).
+    /// pending write of its own. False, and nothing written, when a frame of another kind is among them or the pipeline
+    /// has no frame encoder: the frames then take the handlers' path.
     private static func writeFramed(_ taken: Waiting, to channel: any Channel) -> Bool {
         guard taken.frames.allSatisfy(WebSocketFraming.isPlainData),
-            let fence = try? channel.pipeline.syncOperations.handler(type: CloseFence.self)
+            let fence = try? channel.pipeline.syncOperations.handler(type: CloseFence.self), fence.writesFramed
         else { return false }
         var bytes = channel.allocator.buffer(capacity: taken.frames.reduce(0) { $0 + $1.data.readableBytes + 10 })
         for frame in taken.frames { WebSocketFraming.append(frame, to: &bytes) }
@@ -67,10 +68,7 @@ final class StreamOutbox: Sendable {
             }
             promise = all
         }
-        guard fence.writeFramed(bytes, promise: promise) else {
-            // Nothing was written: the promises are still pending and go the handlers' way with their frames.
-            return false
-        }
+        fence.writeFramed(bytes, promise: promise)
         return true
     }
 }

@@ -100,15 +100,15 @@ final class CloseFence: ChannelOutboundHandler {
         context.write(data, promise: promise)
     }
 
-    /// Writes `bytes`, whole data frames as `WebSocketFrameEncoder` would frame them, past the encoder; false (and
-    /// nothing written) when this pipeline has no encoder.
-    func writeFramed(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) -> Bool {
-        guard let encoder = self.encoder else { return false }
-        guard !self.isClosed else {
+    /// Whether `writeFramed` can write: the pipeline has a frame encoder.
+    var writesFramed: Bool { self.encoder != nil }
+
+    /// Writes `bytes`, whole data frames as `WebSocketFrameEncoder` would frame them, past the encoder.
+    func writeFramed(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        guard let encoder = self.encoder, !self.isClosed else {
             promise?.fail(ChannelError.outputClosed)
-            return true
+            return
         }
         encoder.write(NIOAny(bytes), promise: promise)
-        return true
     }
 }
