@@ -33,7 +33,6 @@ final class StreamOutbox: Sendable {
             defer { waiting = Waiting() }
             return waiting
         }
-        if Self.writeFramed(taken, to: channel) { return channel.flush() }
         var start = 0
         for (end, promise) in taken.writes {
             guard end > start else {
@@ -45,56 +44,5 @@ final class StreamOutbox: Sendable {
             start = end
         }
         channel.flush()
-    }
-
-    /// Text frames, the bulk of what a socket is sent, are framed here into one buffer and written past the frame
-    /// encoder in one write: each frame through the pipeline's handlers cost a boxed frame, a header buffer and a
-    /// pending write of its own. False, and nothing written, when a frame of another kind is among them or the pipeline
-    /// has no frame encoder: the frames then take the handlers' path.
-    private static func writeFramed(_ taken: Waiting, to channel: any Channel) -> Bool {
-        guard taken.frames.allSatisfy(WebSocketFraming.isPlainData),
-            let fence = try? channel.pipeline.syncOperations.handler(type: CloseFence.self), fence.writesFramed
-        else { return false }
-        var bytes = channel.allocator.buffer(capacity: taken.frames.reduce(0) { $0 + $1.data.readableBytes + 10 })
-        for frame in taken.frames { WebSocketFraming.append(frame, to: &bytes) }
-        let promise: EventLoopPromise<Void>?
-        switch taken.writes.count {
-        case 0: promise = nil
-        case 1: promise = taken.writes[0].promise
-        default:
-            let all = channel.eventLoop.makePromise(of: Void.self)
-            all.futureResult.whenComplete { result in
-                for (_, each) in taken.writes { each.completeWith(result) }
-            }
-            promise = all
-        }
-        fence.writeFramed(bytes, promise: promise)
-        return true
-    }
-}
-
-/// Server frames as RFC 6455 §5.2 lays them out: FIN and the opcode, the payload length in 7, 7+16 or 7+64 bits, no
-/// mask, then the payload.
-enum WebSocketFraming {
-    /// A text or continuation frame with no mask, reserved bits or extension data: all `append` writes.
-    static func isPlainData(_ frame: WebSocketFrame) -> Bool {
-        (frame.opcode == .text || frame.opcode == .continuation) && frame.maskKey == nil && frame.extensionData == nil
-            && !frame.rsv1 && !frame.rsv2 && !frame.rsv3
-    }
-
-    static func append(_ frame: WebSocketFrame, to bytes: inout ByteBuffer) {
-        bytes.writeInteger(UInt8(frame.fin ? 0x80 : 0) | UInt8(webSocketOpcode: frame.opcode))
-        let length = frame.data.readableBytes
-        switch length {
-        case ..<126:
-            bytes.writeInteger(UInt8(length))
-        case ...Int(UInt16.max):
-            bytes.writeInteger(UInt8(126))
-            bytes.writeInteger(UInt16(length))
-        default:
-            bytes.writeInteger(UInt8(127))
-            bytes.writeInteger(UInt64(length))
-        }
-        bytes.writeImmutableBuffer(frame.data)
     }
 }

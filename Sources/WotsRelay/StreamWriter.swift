@@ -74,21 +74,12 @@ struct StreamWriter: Sendable {
 }
 
 /// Fails any frame written after a close frame: RFC 6455 §5.5.1 forbids data after it, and frames written by
-/// `StreamWriter` do not pass the WebSocket library's own close state. Also the way for `StreamOutbox` to write text
-/// frames it framed itself (`writeFramed`) below the library's frame encoder, under the same rule.
+/// `StreamWriter` do not pass the WebSocket library's own close state.
 final class CloseFence: ChannelOutboundHandler {
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private var isClosed = false
-    /// The frame encoder's context: what is written there goes on toward the socket as bytes.
-    private var encoder: ChannelHandlerContext?
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.encoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) { self.encoder = nil }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let frame = Self.unwrapOutboundIn(data)
@@ -98,17 +89,5 @@ final class CloseFence: ChannelOutboundHandler {
         }
         if frame.opcode == .connectionClose { self.isClosed = true }
         context.write(data, promise: promise)
-    }
-
-    /// Whether `writeFramed` can write: the pipeline has a frame encoder.
-    var writesFramed: Bool { self.encoder != nil }
-
-    /// Writes `bytes`, whole data frames as `WebSocketFrameEncoder` would frame them, past the encoder.
-    func writeFramed(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
-        guard let encoder = self.encoder, !self.isClosed else {
-            promise?.fail(ChannelError.outputClosed)
-            return
-        }
-        encoder.write(NIOAny(bytes), promise: promise)
     }
 }
