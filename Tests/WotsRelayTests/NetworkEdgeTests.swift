@@ -41,8 +41,9 @@ import WotsRelay
 
     @Test func aSlowlorisConnectionIsClosedAtTheHeaderDeadline() async throws {
         try await Self.withRelay(configuration: Self.shortDeadlines) { port, _ in
-            let connection = try RawConnection(port: port)
+            // The header deadline counts from the accept, so the clock starts before the connection does.
             let start = ContinuousClock.now
+            let connection = try RawConnection(port: port)
             connection.send("GET /healthz HTTP/1.1\r\nHost: relay\r\n")
             var line = 0
             // The attack: one more header line every 50 ms, never the empty line that ends them.
